@@ -1,0 +1,1 @@
+"""loom's code generator: ops.yaml + derivatives.yaml -> C, cffi, Python, stubs."""

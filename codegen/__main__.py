@@ -1,0 +1,45 @@
+"""python -m codegen: validate the YAML and write the generated sources.
+
+    python -m codegen --check                 validate only
+    python -m codegen --out DIR [--depfile F] generate into DIR
+"""
+import argparse
+import sys
+from pathlib import Path
+
+from . import emit, model
+from .errors import SpecError
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m codegen")
+    ap.add_argument("--ops", default=str(emit.ROOT / "ops.yaml"))
+    ap.add_argument("--native", default=str(emit.ROOT / "native"))
+    ap.add_argument("--out", help="directory for the generated files")
+    ap.add_argument("--depfile")
+    ap.add_argument("--check", action="store_true", help="validate the YAML and exit")
+    args = ap.parse_args(argv)
+    try:
+        m = model.load(args.ops, args.native)
+    except SpecError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    if args.check:
+        print(f"{args.ops}: {len(m.ops)} ops OK")
+        return 0
+    if not args.out:
+        ap.error("--out is required unless --check is given")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    files = emit.render(m, args.native)
+    files[emit.FFI_OUTPUT] = emit.ffi_source(files["cdef.h"])
+    for name in emit.OUTPUTS:
+        emit.write_if_changed(out / name, files[name])
+    if args.depfile:
+        deps = " ".join(str(p).replace(" ", "\\ ") for p in emit.inputs(args.native, args.ops))
+        emit.write_if_changed(args.depfile, f"{out / emit.OUTPUTS[0]}: {deps}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+"""How the model maps onto C: parameter lists, kernel calls, shard choice."""
+import zlib
+
+from .model import CTYPES
+
+NSHARDS = 8
+PROMOTE_C = {"default": "LM_PROMOTE_DEFAULT", "float": "LM_PROMOTE_FLOAT", "bool_out": "LM_PROMOTE_BOOL_OUT"}
+REDUCE_C = {"sum": "LM_REDUCE_SUM", "keep": "LM_REDUCE_KEEP", "bool": "LM_REDUCE_BOOL", "float": "LM_REDUCE_FLOAT"}
+CTX_C = {"Scalar": "lm_scalar", "float": "double", "int": "int64_t", "bool": "bool"}
+
+
+def shard(op):
+    # crc32 of the name: stable as ops come and go, so one new op recompiles one shard
+    return zlib.crc32(op.cname.encode()) % NSHARDS
+
+
+def params(op):
+    """The C parameters of an op's public entry (what cffi calls)."""
+    out = []
+    for a in op.schema.args:
+        t, n = a.type, a.name
+        if t.base == "Tensor":
+            out.append(f"lm_tensor **{n}, int64_t {n}_len" if t.is_list else f"lm_tensor *{n}")
+        elif t.base == "int":
+            out.append(f"const int64_t *{n}, int64_t {n}_len" if t.is_list else f"int64_t {n}")
+        elif t.base == "Scalar":
+            out.append(f"double {n}_d, int64_t {n}_i, int {n}_k")
+        elif t.base == "float":
+            out.append(f"double {n}")
+        elif t.base == "bool":
+            out.append(f"bool {n}")
+        elif t.base in ("ScalarType", "Device"):
+            out.append(f"int {n}")
+        elif t.base == "str":
+            out.append(f"const char *{n}")
+    return out
+
+
+def kernel_params(op):
+    """The C parameters of a hand-written kernel: like params() but Scalars are lm_scalar."""
+    return [f"lm_scalar {a.name}" if a.type.base == "Scalar" else p
+            for a, p in zip(op.schema.args, params(op))]
+
+
+def call_args(op):
+    """Arguments passed from the public entry to the kernel."""
+    out = []
+    for a in op.schema.args:
+        t, n = a.type, a.name
+        if t.base == "Scalar":
+            out.append(f"(lm_scalar){{{n}_d, {n}_i, {n}_k}}")
+        elif t.is_list:
+            out.append(f"{n}, {n}_len")
+        else:
+            out.append(n)
+    return out
+
+
+def kernel_return(op):
+    return "int" if op.returns_tuple or op.mutating else "lm_tensor *"
+
+
+def kernel_decl(op):
+    ps = kernel_params(op) + (["lm_tensor **out"] if op.returns_tuple else [])
+    return f"{kernel_return(op)} lm_cpu_{op.kernel}({', '.join(ps) or 'void'})"
+
+
+def entry_decls(op):
+    """Every public C entry of an op: (C declaration, variant)."""
+    ps = params(op)
+    decls = []
+    if op.returns_tuple:
+        decls.append((f"int lm_op_{op.cname}({', '.join(ps + ['lm_tensor **results'])})", "function"))
+    elif op.mutating:
+        decls.append((f"int lm_op_{op.cname}({', '.join(ps) or 'void'})", "function"))
+    else:
+        decls.append((f"lm_tensor *lm_op_{op.cname}({', '.join(ps) or 'void'})", "function"))
+        if "out" in op.variants:
+            decls.append((f"int lm_op_{op.cname}_out({', '.join(['lm_tensor *out'] + ps)})", "out"))
+        if "inplace" in op.variants:
+            decls.append((f"int lm_op_{op.cname}_inplace({', '.join(ps)})", "inplace"))
+    return decls
+
+
+def ctx_fields(op):
+    return [(CTX_C[a.type.base], a.name) for a in op.ctx_args]
+
+
+def ctx_init(op):
+    vals = []
+    for a in op.ctx_args:
+        vals.append(f"{{{a.name}_d, {a.name}_i, {a.name}_k}}" if a.type.base == "Scalar" else a.name)
+    return ", ".join(vals)
+
+
+def loop_unpack(op):
+    """C lines inside a pointwise loop that turn the ctx into kernel arguments."""
+    lines = []
+    for a in op.ctx_args:
+        if a.type.base == "Scalar" and not a.type.optional:
+            lines.append(f"const T {a.name} = LM_SCALAR_AS(T, c->{a.name});")
+        else:
+            lines.append(f"const {CTX_C[a.type.base]} {a.name} = c->{a.name};")
+    return lines
+
+
+def kernel_call(op, mode, scalar_input=-1):
+    """The kernel macro applied to one element. mode: contiguous inputs x0[i]..,
+    strided through d[]/s[], or one broadcast scalar input `v` (scalar_input)."""
+    def element(k):
+        if k == scalar_input:
+            return "v"
+        if mode == "contiguous":
+            return f"x{k}[i]" if scalar_input < 0 else "x[i]"
+        return f"*(const T *)(d[{k + 1}] + i * s[{k + 1}])"
+
+    args, k = ["T"], 0
+    for a in op.schema.args:
+        if a.type.base == "Tensor":
+            args.append(element(k))
+            k += 1
+        else:
+            args.append(a.name)
+    return f"LM_PW_{op.kernel}({', '.join(args)})"
+
+
+def ctype(dt):
+    return CTYPES[dt]
+
+
+def out_ctype(op, dt):
+    return "bool" if op.promote == "bool_out" else CTYPES[dt]
+
+
+def dtype_enum(dt):
+    return "LM_" + dt.upper()
+
+
+def tensor_checks(op):
+    """Names of Tensor args whose dtype a custom kernel accepts only from op.dtypes."""
+    return [a for a in op.schema.args if a.type.base == "Tensor"]
+
+
+def entry_args(op):
+    """The public entry's parameter names, in order, as call arguments."""
+    out = []
+    for a in op.schema.args:
+        t, n = a.type, a.name
+        if t.base == "Scalar":
+            out += [f"{n}_d", f"{n}_i", f"{n}_k"]
+        elif t.is_list:
+            out += [n, f"{n}_len"]
+        else:
+            out.append(n)
+    return out

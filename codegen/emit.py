@@ -1,0 +1,107 @@
+"""Render the model into the fixed set of generated files.
+
+Deterministic (same YAML, same bytes) and write-if-changed, so the build
+recompiles only what an edit really touched."""
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import jinja2
+
+from . import cgen, pygen
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+C_OUTPUTS = ["loom_ops.h", "cdef.h"] + [f"ops_shard{i}.c" for i in range(cgen.NSHARDS)]
+PY_OUTPUTS = ["_ops.py", "__init__.pyi"]
+FFI_OUTPUT = "_C.c"
+OUTPUTS = C_OUTPUTS + PY_OUTPUTS + [FFI_OUTPUT]
+
+
+def core_cdef(native):
+    text = (Path(native) / "core/loom.h").read_text()
+    body = text.split("/* cdef-begin */", 1)[1].split("/* cdef-end */", 1)[0]
+    return body.replace("[LM_MAX_DIMS]", "[...]")
+
+
+def _env():
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), trim_blocks=True,
+                             lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    env.filters["pyrepr"] = lambda v: repr(tuple(v)) if isinstance(v, list) else repr(v)
+    env.filters["constant_defaults"] = pygen.constant_defaults
+    env.tests["contains"] = lambda seq, item: item in seq
+    return env
+
+
+def _python_context(model):
+    groups = model.by_name()
+    overloaded = frozenset(n for n, g in groups.items() if len(g) > 1)
+    py = SimpleNamespace(
+        fname=lambda op, suffix="": pygen.fname(op, suffix, overloaded),
+        docstring=pygen.docstring, group_doc=pygen.group_doc, call_through=pygen.call_through)
+    methods, public, dunders = [], [], []
+    for name, group in groups.items():
+        fn = name if name in overloaded else pygen.fname(group[0])
+        if any("function" in op.variants for op in group):
+            public.append(name)
+        if any("method" in op.variants for op in group):
+            methods.append((name, fn))
+        for op in group:
+            if "inplace" in op.variants:
+                methods.append((name + "_", pygen.fname(op, "_", overloaded)))
+            for d in op.operators:
+                dunders.append((op, d, pygen.dunder_kind(d)))
+    return dict(py=py, p=pygen, groups=list(groups.items()), overloaded=[(n, groups[n]) for n in groups if n in overloaded],
+                methods=methods, public=public, dunders=dunders)
+
+
+def render(model, native):
+    env = _env()
+    ops = list(model.ops)
+    files = {}
+    ctx = dict(ops=ops, c=cgen, core_cdef=core_cdef(native))
+    files["loom_ops.h"] = env.get_template("loom_ops.h.j2").render(**ctx)
+    files["cdef.h"] = env.get_template("cdef.h.j2").render(**ctx)
+    for i in range(cgen.NSHARDS):
+        mine = [op for op in ops if op.kind != "composite" and cgen.shard(op) == i]
+        headers = sorted({f"kernels/{'pointwise' if op.kind == 'pointwise' else 'reduce'}/{op.kernel}.h"
+                          for op in mine if op.kind in ("pointwise", "reduction")})
+        files[f"ops_shard{i}.c"] = env.get_template("shard.c.j2").render(index=i, ops=mine, headers=headers, c=cgen)
+    pctx = _python_context(model)
+    files["_ops.py"] = env.get_template("ops.py.j2").render(ops=ops, **pctx)
+    files["__init__.pyi"] = env.get_template("loom.pyi.j2").render(ops=ops, **pctx)
+    return files
+
+
+def ffi_source(cdef_text):
+    """The cffi API-mode module source, from the same cdef the C header came from."""
+    import cffi
+    ffi = cffi.FFI()
+    ffi.cdef(re.sub(r"/\*.*?\*/", "", cdef_text, flags=re.S))
+    ffi.set_source("loom._C", '#include "loom.h"\n#include "loom_ops.h"\n')
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()):   # cffi announces what it writes
+        ffi.emit_c_code(buf)
+    return buf.getvalue()
+
+
+def write_if_changed(path, text):
+    path = Path(path)
+    if path.exists() and path.read_text() == text:
+        return False
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+    return True
+
+
+def inputs(native, ops_path):
+    """Everything whose change must rerun the generator (for the depfile)."""
+    native = Path(native)
+    deps = [Path(ops_path), native / "core/loom.h"]
+    deps += sorted(Path(__file__).resolve().parent.glob("*.py")) + sorted(TEMPLATES.glob("*.j2"))
+    deps += sorted((native / "kernels").glob("*/*.h")) + sorted(native.glob("cpu/*.c"))
+    return deps

@@ -1,0 +1,264 @@
+"""The op model: ops.yaml parsed into frozen dataclasses, validated on load.
+
+Templates read only this model; nothing downstream looks at YAML."""
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from . import yamlload
+from .errors import SpecError, did_you_mean
+from .schema import Schema, SchemaError
+
+DTYPES = ("bool", "uint8", "int32", "int64", "float32", "float64")
+CTYPES = {"bool": "bool", "uint8": "uint8_t", "int32": "int32_t", "int64": "int64_t",
+          "float32": "float", "float64": "double"}
+DTYPE_SETS = {
+    "all": DTYPES,
+    "numeric": DTYPES[1:],
+    "floating": ("float32", "float64"),
+    "integral": ("uint8", "int32", "int64"),
+    "integral_and_bool": DTYPES[:4],
+    "bool": ("bool",),
+}
+KINDS = ("pointwise", "reduction", "kernel", "composite")
+VARIANTS = ("function", "method", "inplace", "out")
+PROMOTE = ("default", "float", "bool_out")
+REDUCE_RULES = ("sum", "keep", "bool", "float")
+TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "dtypes", "skip", "grad", "nondeterministic")
+KEYS = ("func", "variants", "doc", "dtypes", "promote", "reduce", "mean", "operators", "test") + KINDS
+CTX_TYPES = ("Scalar", "float", "int", "bool")
+
+
+@dataclass(frozen=True)
+class Op:
+    schema: Schema
+    kind: str                # one of KINDS
+    kernel: str              # kernel name; the composite body for composites
+    variants: tuple
+    dtypes: tuple
+    doc: str
+    line: int
+    promote: str = "default"
+    reduce: str = "keep"
+    mean: bool = False
+    operators: tuple = ()
+    test: dict = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def name(self):
+        return self.schema.name
+
+    @property
+    def cname(self):
+        """The C and private-Python identifier: name plus overload."""
+        s = self.schema
+        return f"{s.name}_{s.overload}" if s.overload else s.name
+
+    @property
+    def inputs(self):
+        return [a for a in self.schema.args if a.type.base == "Tensor"]
+
+    @property
+    def ctx_args(self):
+        return [a for a in self.schema.args if a.type.base != "Tensor"]
+
+    @property
+    def returns_tuple(self):
+        return len(self.schema.returns) > 1
+
+    @property
+    def mutating(self):
+        return bool(self.schema.mutates)
+
+
+@dataclass(frozen=True)
+class OpModel:
+    ops: tuple
+    path: str
+
+    def by_name(self):
+        groups = {}
+        for op in self.ops:
+            groups.setdefault(op.name, []).append(op)
+        return groups
+
+    def get(self, full_name):
+        return next((o for o in self.ops if o.schema.full_name == full_name), None)
+
+
+def _variants(value, err):
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",")]
+    if not isinstance(value, list):
+        err("'variants' must be a list or a comma-separated string")
+    for v in value:
+        if v not in VARIANTS:
+            err(f"unknown variant '{v}'{did_you_mean(v, VARIANTS)}; known: {', '.join(VARIANTS)}")
+    return tuple(v for v in VARIANTS if v in value)
+
+
+def _dtypes(value, err):
+    if isinstance(value, str):
+        if value not in DTYPE_SETS:
+            err(f"unknown dtype set '{value}'{did_you_mean(value, DTYPE_SETS)}; known: {', '.join(DTYPE_SETS)}")
+        return DTYPE_SETS[value]
+    if not isinstance(value, list) or not value:
+        err("'dtypes' must be a dtype set name or a non-empty list of dtypes")
+    for d in value:
+        if d not in DTYPES:
+            err(f"unknown dtype '{d}'{did_you_mean(str(d), DTYPES)}")
+    return tuple(d for d in DTYPES if d in value)
+
+
+class _Kernels:
+    """What native/ defines, so a YAML entry naming a missing kernel fails here."""
+
+    def __init__(self, native):
+        self.native = Path(native)
+        self.pointwise = {p.stem for p in (self.native / "kernels/pointwise").glob("*.h")}
+        self.reduce = {p.stem for p in (self.native / "kernels/reduce").glob("*.h")}
+        self.custom = set()
+        for p in sorted(self.native.glob("cpu/*.c")):
+            self.custom.update(re.findall(r"^\S.*?\blm_cpu_([a-z0-9_]+)\s*\(", p.read_text(), re.M))
+
+    def check(self, kind, name, err):
+        table = {"pointwise": self.pointwise, "reduction": self.reduce, "kernel": self.custom}[kind]
+        if name not in table:
+            where = {"pointwise": f"native/kernels/pointwise/{name}.h",
+                     "reduction": f"native/kernels/reduce/{name}.h",
+                     "kernel": f"a function lm_cpu_{name}(...) in native/cpu/*.c"}[kind]
+            err(f"unknown {kind} kernel '{name}'{did_you_mean(name, table)}: expected {where}".replace("kernel kernel", "kernel"))
+
+
+def _check_kind(op, err):
+    s = op.schema
+    if op.kind in ("pointwise", "reduction") and (len(s.returns) != 1 or op.mutating):
+        err(f"a {op.kind} op returns one new Tensor")
+    if op.kind == "pointwise":
+        for a in s.args:
+            if a.type.base == "Tensor" and (a.type.optional or a.type.is_list):
+                err(f"pointwise inputs are plain Tensors, not '{a.type}' ('{a.name}')")
+            if a.type.base != "Tensor" and a.type.base not in CTX_TYPES:
+                err(f"pointwise ops take Tensors and {', '.join(CTX_TYPES)} only ('{a.name}' is '{a.type}')")
+        if not op.inputs:
+            err("a pointwise op needs at least one Tensor input")
+        if len(op.inputs) > 3:
+            err("pointwise ops take at most 3 Tensor inputs")
+    if op.kind == "reduction":
+        allowed = {"self": "Tensor", "dim": "int", "keepdim": "bool", "dtype": "ScalarType"}
+        for a in s.args:
+            if a.name not in allowed or a.type.base != allowed[a.name]:
+                err(f"a reduction's arguments are (Tensor self, int[]? dim, bool keepdim, *, ScalarType? dtype); "
+                    f"got '{a.type} {a.name}'")
+        if not s.arg("self"):
+            err("a reduction needs 'Tensor self'")
+
+
+def _check_variants(op, err):
+    s = op.schema
+    first = s.args[0] if s.args else None
+    self_ok = first is not None and first.name == "self" and first.type.is_tensor
+    if ("method" in op.variants or "inplace" in op.variants) and not self_ok:
+        err("method and inplace variants need 'Tensor self' as the first argument")
+    if "inplace" in op.variants and (op.returns_tuple or op.mutating):
+        err("an inplace variant needs an op returning one new Tensor")
+    if "out" in op.variants and (op.returns_tuple or op.mutating):
+        err("an out variant needs an op returning one new Tensor")
+    if "out" in op.variants and s.arg("out"):
+        err("'out' is generated by the out variant; do not declare it")
+    for dunder in op.operators:
+        if not re.match(r"^__[a-z]+__$", dunder):
+            err(f"'{dunder}' is not a Python operator method")
+        if dunder.startswith("__i") and dunder not in ("__invert__",) and "inplace" not in op.variants:
+            err(f"operator {dunder} needs the inplace variant")
+        if "method" not in op.variants:
+            err(f"operator {dunder} needs the method variant")
+
+
+def parse_op(entry, path, kernels):
+    line = getattr(entry, "line", 0)
+
+    def err(msg, key=None):
+        kl = getattr(entry, "key_lines", {}).get(key, line) if key else line
+        raise SpecError(path, kl, msg)
+
+    if not isinstance(entry, dict):
+        raise SpecError(path, line, "each entry must be a mapping with a 'func' key")
+    for k in entry:
+        if k not in KEYS:
+            err(f"unknown key '{k}'{did_you_mean(str(k), KEYS)}", k)
+    if "func" not in entry:
+        err("missing 'func'")
+    try:
+        schema = Schema.parse(str(entry["func"]))
+    except SchemaError as e:
+        err(f"bad schema: {e}", "func")
+    kinds = [k for k in KINDS if k in entry]
+    if len(kinds) != 1:
+        err(f"an op needs exactly one of {', '.join(KINDS)}; got {', '.join(kinds) or 'none'}")
+    kind = kinds[0]
+    kernel = entry[kind]
+    if not isinstance(kernel, str) or not kernel.strip():
+        err(f"'{kind}' must name a kernel" + (" (or hold a Python body)" if kind == "composite" else ""), kind)
+    if kind != "composite":
+        kernels.check(kind, kernel, lambda m: err(m, kind))
+    variants = _variants(entry.get("variants", ["function"]), lambda m: err(m, "variants"))
+    dtypes = _dtypes(entry.get("dtypes", "all"), lambda m: err(m, "dtypes"))
+    promote = entry.get("promote", "default")
+    if promote not in PROMOTE or (kind != "pointwise" and "promote" in entry):
+        err(f"'promote' is for pointwise ops and one of {', '.join(PROMOTE)}", "promote")
+    reduce = entry.get("reduce", "keep")
+    if reduce not in REDUCE_RULES or (kind != "reduction" and "reduce" in entry):
+        err(f"'reduce' is for reductions and one of {', '.join(REDUCE_RULES)}", "reduce")
+    mean = entry.get("mean", False)
+    if not isinstance(mean, bool) or (mean and kind != "reduction"):
+        err("'mean' is a boolean for reductions", "mean")
+    operators = entry.get("operators", [])
+    if not isinstance(operators, list):
+        err("'operators' must be a list like [__add__, __radd__]", "operators")
+    test = entry.get("test", {})
+    if not isinstance(test, dict):
+        err("'test' must be a mapping", "test")
+    for k in test:
+        if k not in TEST_KEYS:
+            err(f"unknown test key '{k}'{did_you_mean(str(k), TEST_KEYS)}", "test")
+    doc = entry.get("doc", "")
+    if not isinstance(doc, str):
+        err("'doc' must be a string", "doc")
+    op = Op(schema, kind, kernel.strip() if kind != "composite" else str(kernel), variants, dtypes,
+            doc.strip(), line, promote, reduce, mean, tuple(operators), dict(test))
+    _check_kind(op, err)
+    _check_variants(op, err)
+    return op
+
+
+def _check_model(ops, path):
+    seen, cnames, dunders = {}, {}, {}
+    names = {o.name for o in ops}
+    for op in ops:
+        full = op.schema.full_name
+        if full in seen:
+            raise SpecError(path, op.line, f"duplicate op '{full}' (first declared on line {seen[full]})")
+        seen[full] = op.line
+        if op.cname in cnames:
+            raise SpecError(path, op.line, f"'{full}' collides with another op's C name '{op.cname}'")
+        cnames[op.cname] = op.line
+        if "inplace" in op.variants and op.name + "_" in names:
+            raise SpecError(path, op.line, f"inplace variant '{op.name}_' is also declared as its own op")
+        for d in op.operators:
+            if d in dunders:
+                raise SpecError(path, op.line, f"operator {d} is already bound on line {dunders[d]}")
+            dunders[d] = op.line
+
+
+def load(ops_path, native_dir=None):
+    ops_path = Path(ops_path)
+    native_dir = Path(native_dir) if native_dir else ops_path.parent / "native"
+    data = yamlload.load(ops_path)
+    if not isinstance(data, list):
+        raise SpecError(ops_path, 1, "ops.yaml must be a list of op entries")
+    kernels = _Kernels(native_dir)
+    ops = tuple(parse_op(e, ops_path.name, kernels) for e in data)
+    _check_model(ops, ops_path.name)
+    return OpModel(ops, str(ops_path))

@@ -1,0 +1,201 @@
+"""How the model maps onto Python: signatures, argument conversion, stubs."""
+from .schema import MISSING
+
+
+def varargs_arg(op):
+    """PyTorch lets `x.view(2, 3)` and `zeros(2, 3)` pass an int[] as varargs
+    when it is the only positional argument besides self."""
+    pos = [a for a in op.schema.args if not a.kwonly and a.name != "self"]
+    if len(pos) == 1 and pos[0].type.base == "int" and pos[0].type.is_list and not pos[0].has_default:
+        return pos[0]
+    return None
+
+
+def _default(a):
+    d = a.default
+    return repr(tuple(d)) if isinstance(d, list) else repr(d)
+
+
+def signature(op, method_self_first=False, with_out=True):
+    va = varargs_arg(op)
+    args = list(op.schema.args)
+    if method_self_first and args and args[0].name != "self":
+        args.sort(key=lambda a: a.name != "self")
+    parts, star = [], False
+    for a in args:
+        if a is va:
+            parts.append(f"*{a.name}")
+            star = True
+            continue
+        if a.kwonly and not star:
+            parts.append("*")
+            star = True
+        parts.append(f"{a.name}={_default(a)}" if a.has_default else a.name)
+    if with_out and "out" in op.variants:
+        if not star:
+            parts.append("*")
+        parts.append("out=None")
+    return ", ".join(parts)
+
+
+def convert(op, where):
+    """(statements, C call arguments) turning Python arguments into C ones."""
+    stmts, cargs, name = [], [], f'"{where}"'
+    va = varargs_arg(op)
+    for a in op.schema.args:
+        t, n, q = a.type, a.name, f'"{a.name}"'
+        if t.base == "Tensor" and t.is_list:
+            stmts.append(f"{n}_h, {n}_n = _tensor_list({n}, {name}, {q})")
+            cargs += [f"{n}_h", f"{n}_n"]
+        elif t.base == "Tensor":
+            conv = f"{n}._h if {n}.__class__ is Tensor else _tensor_arg({n}, {name}, {q})"
+            if t.optional:
+                conv = f"_NULL if {n} is None else ({conv})"
+            stmts.append(f"{n}_h = {conv}")
+            cargs.append(f"{n}_h")
+        elif t.base == "int" and t.is_list:
+            if a is va:
+                stmts.append(f"if len({n}) == 1 and not isinstance({n}[0], _Integral): {n} = {n}[0]")
+            fn = "_int_list_opt" if t.optional else "_int_list"
+            stmts.append(f"{n}_p, {n}_n = {fn}({n}, {name}, {q})")
+            cargs += [f"{n}_p", f"{n}_n"]
+        elif t.base == "int":
+            cargs.append(f"_int_opt({n}, {name}, {q})" if t.optional else f"_int({n}, {name}, {q})")
+        elif t.base == "Scalar":
+            fn = "_scalar_opt" if t.optional else "_scalar"
+            stmts.append(f"{n}_d, {n}_i, {n}_k = {fn}({n}, {name}, {q})")
+            cargs += [f"{n}_d", f"{n}_i", f"{n}_k"]
+        elif t.base == "float":
+            cargs.append(f"_float({n}, {name}, {q})")
+        elif t.base == "bool":
+            cargs.append(f"_bool({n}, {name}, {q})")
+        elif t.base == "ScalarType":
+            cargs.append(f"_dtype_arg({n}, {name}, {q})")
+        elif t.base == "Device":
+            cargs.append(f"_device_arg({n}, {name}, {q})")
+        elif t.base == "str":
+            cargs.append(f"_str({n}, {name}, {q})")
+    return stmts, cargs
+
+
+def overload_spec(op):
+    """What the runtime overload resolver needs: (name, kind, has_default, kwonly, varargs)."""
+    va = varargs_arg(op)
+    kinds = []
+    for a in op.schema.args:
+        t = a.type
+        kind = "Tensor[]" if t.base == "Tensor" and t.is_list else (
+            "int[]" if t.base == "int" and t.is_list else t.base)
+        if t.optional:
+            kind += "?"
+        kinds.append((a.name, kind, a.has_default, a.kwonly, a is va))
+    return tuple(kinds)
+
+
+# loom.int/float/bool are dtypes in the stub, so builtins go by alias
+PY_TYPES = {"Tensor": "Tensor", "Scalar": "_Number", "int": "_int", "float": "_float", "bool": "_bool",
+            "ScalarType": "_DType", "Device": "_Device", "str": "str"}
+
+
+def stub_type(a):
+    t = a.type
+    if t.base == "Tensor" and t.is_list:
+        s = "Sequence[Tensor]"
+    elif t.base == "int" and t.is_list:
+        s = "Sequence[_int] | _int"
+    elif t.base == "Tensor":
+        s = "Tensor | _Number"
+    else:
+        s = PY_TYPES[t.base]
+    return f"{s} | None" if t.optional else s
+
+
+def stub_signature(op, skip_self=False, with_out=True):
+    va = varargs_arg(op)
+    parts, star = [], False
+    args = [a for a in op.schema.args if not (skip_self and a.name == "self")]
+    for a in args:
+        if a is va:
+            parts.append(f"*{a.name}: _int | Sequence[_int]")
+            star = True
+            continue
+        if a.kwonly and not star:
+            parts.append("*")
+            star = True
+        parts.append(f"{a.name}: {stub_type(a)}" + (" = ..." if a.has_default else ""))
+    if with_out and "out" in op.variants:
+        if not star:
+            parts.append("*")
+        parts.append("out: Tensor | None = ...")
+    return ", ".join((["self"] if skip_self else []) + parts)
+
+
+def stub_return(op):
+    if op.returns_tuple:
+        return f"tuple[{', '.join(['Tensor'] * len(op.schema.returns))}]"
+    return "Tensor"
+
+
+def fname(op, suffix="", overloaded=frozenset()):
+    """Python name of an op's function: private per-overload when the name is shared."""
+    return (f"_{op.cname}" if op.name in overloaded else op.name) + suffix
+
+
+def docstring(op, inplace=False):
+    text = op.doc or f"{op.name} (see ops.yaml)."
+    if inplace:
+        text = f"In-place version of {op.name}(). " + text
+    text = text.replace("\\", "\\\\").replace('"""', "'''")
+    return f'"""{text}\n\n    Schema: {op.schema.full_name}{_sig_text(op)}\n    """'
+
+
+def _sig_text(op):
+    return "(" + ", ".join(f"{a.type} {a.name}" for a in op.schema.args) + ")"
+
+
+def group_doc(group):
+    lines = [g.doc for g in group if g.doc]
+    text = lines[0] if lines else group[0].name
+    sigs = "\n    ".join(f"{g.schema.full_name}{_sig_text(g)}" for g in group)
+    return f'"""{text}\n\n    Overloads:\n    {sigs}\n    """'
+
+
+def call_through(op):
+    va = varargs_arg(op)
+    parts = []
+    for a in op.schema.args:
+        if a is va:
+            parts.append(f"*{a.name}")
+        elif a.kwonly:
+            parts.append(f"{a.name}={a.name}")
+        else:
+            parts.append(a.name)
+    return ", ".join(parts)
+
+
+UNARY_DUNDERS = ("__neg__", "__abs__", "__invert__", "__pos__")
+
+
+def dunder_kind(name):
+    if name in UNARY_DUNDERS:
+        return "unary"
+    if name.startswith("__r") and name not in ("__rshift__",):
+        return "reflected"
+    if name.startswith("__i") and name != "__invert__":
+        return "inplace"
+    return "binary"
+
+
+def constant_defaults(stmt, op):
+    """In an operator method (a + b) the op's other arguments take their
+    defaults, so their conversions fold into constants at generation time."""
+    for a in op.ctx_args:
+        if not a.has_default:
+            continue
+        if a.type.base == "Scalar" and stmt.startswith(f"{a.name}_d, {a.name}_i, {a.name}_k = "):
+            v = a.default
+            if v is None:
+                return f"{a.name}_d, {a.name}_i, {a.name}_k = 0.0, 0, -1"
+            kind = 0 if isinstance(v, bool) else 1 if isinstance(v, int) else 2
+            return f"{a.name}_d, {a.name}_i, {a.name}_k = {float(v)!r}, {int(v) if kind < 2 else 0}, {kind}"
+    return stmt

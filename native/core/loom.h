@@ -1,0 +1,138 @@
+/* The core C API of loom: tensors, storage, errors.
+ *
+ * Everything between the cdef markers is also fed to cffi (the generator
+ * copies it into the cdef, with LM_MAX_DIMS turned into `...`), so the
+ * Python side and the C side read the same declarations. Keep that region
+ * free of preprocessor lines and of anything cffi's parser cannot read.
+ */
+#ifndef LOOM_H
+#define LOOM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LM_MAX_DIMS 16
+
+/* cdef-begin */
+typedef enum {
+    LM_BOOL = 0, LM_UINT8 = 1, LM_INT32 = 2, LM_INT64 = 3,
+    LM_FLOAT32 = 4, LM_FLOAT64 = 5, LM_NUM_DTYPES = 6
+} lm_dtype;
+
+typedef enum { LM_CPU = 0, LM_CUDA = 1 } lm_device;
+
+/* Error codes map to Python exceptions (see python/loom/_errors.py). */
+typedef enum {
+    LM_OK = 0, LM_ERR_TYPE = 1, LM_ERR_VALUE = 2, LM_ERR_INDEX = 3,
+    LM_ERR_RUNTIME = 4, LM_ERR_MEMORY = 5, LM_ERR_NOTIMPL = 6
+} lm_errcode;
+
+/* A Python number crossing into C: kind 0 bool, 1 int, 2 float, -1 None. */
+typedef struct { double d; int64_t i; int kind; } lm_scalar;
+
+typedef struct lm_storage {
+    void *data;
+    size_t nbytes;
+    int64_t refcount;
+    int64_t version;        /* bumped by every in-place write (autograd checks it) */
+    int device;
+    void (*deleter)(void *ctx);   /* set for borrowed memory, e.g. a NumPy array */
+    void *ctx;
+} lm_storage;
+
+typedef struct lm_tensor {
+    lm_storage *storage;
+    int64_t offset;                 /* in elements */
+    int64_t refcount;
+    int32_t ndim;
+    int32_t dtype;
+    int32_t device;
+    int32_t flags;                  /* LM_FLAG_* */
+    int64_t shape[LM_MAX_DIMS];
+    int64_t strides[LM_MAX_DIMS];   /* in elements */
+} lm_tensor;
+
+/* errors: thread-local code + message, set by whoever fails first */
+int lm_error_code(void);
+const char *lm_error_message(void);
+void lm_clear_error(void);
+
+/* lifetime */
+void lm_retain(lm_tensor *t);
+void lm_release(lm_tensor *t);
+
+/* construction and inspection */
+lm_tensor *lm_empty_strided(int ndim, const int64_t *shape, const int64_t *strides, int dtype, int device);
+lm_tensor *lm_from_blob(void *data, int ndim, const int64_t *shape, const int64_t *strides,
+                        int dtype, void (*deleter)(void *), void *ctx);
+lm_tensor *lm_scalar_tensor(lm_scalar value, int dtype, bool wrapped);
+lm_tensor *lm_wrapped_scalar(double d, int64_t i, int kind);   /* a Python number as a weak 0-d tensor */
+lm_tensor *lm_as_strided(lm_tensor *t, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset);
+void *lm_data_ptr(lm_tensor *t);
+int64_t lm_numel(const lm_tensor *t);
+bool lm_is_contiguous(const lm_tensor *t);
+int lm_item(lm_tensor *t, lm_scalar *out);
+int lm_result_type(lm_tensor **ts, int n);
+bool lm_can_cast(int from, int to);
+void lm_bump_version(lm_tensor *t);
+
+/* runtime settings */
+void lm_manual_seed(uint64_t seed);
+int lm_get_num_threads(void);
+void lm_set_num_threads(int n);
+void lm_set_parallel_threshold(int64_t n);
+int64_t lm_get_parallel_threshold(void);
+void lm_allocator_trim(void);
+int64_t lm_allocator_cached_bytes(void);
+/* cdef-end */
+
+#define LM_FLAG_WRAPPED_NUMBER 1   /* a Python scalar: weak in type promotion */
+
+/* ---- internal helpers for native/ code (not exported to Python) ---- */
+
+int lm_set_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *lm_dtype_name(int dtype);
+size_t lm_itemsize(int dtype);
+bool lm_is_floating(int dtype);
+bool lm_is_integral(int dtype, bool include_bool);
+
+void *lm_alloc(size_t nbytes);
+void lm_free(void *p, size_t nbytes);
+
+lm_tensor *lm_empty(int ndim, const int64_t *shape, int dtype, int device);
+lm_tensor *lm_empty_like(const lm_tensor *t, int dtype);
+lm_tensor *lm_view(lm_tensor *base, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset);
+lm_tensor *lm_contiguous(lm_tensor *t);           /* new reference; `t` itself if already contiguous */
+lm_tensor *lm_cast(lm_tensor *t, int dtype);      /* new reference; `t` itself if already that dtype */
+int lm_copy_into(lm_tensor *dst, lm_tensor *src); /* broadcast + cast src into dst */
+void lm_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
+int lm_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out);
+int lm_wrap_dim(int64_t dim, int ndim, int *out);   /* negative dims; IndexError when out of range */
+int lm_check_shape(int n, const int64_t *shape);   /* ValueError for negative sizes or too many dims */
+bool lm_same_shape(const lm_tensor *a, const lm_tensor *b);
+int lm_format_shape(char *buf, size_t cap, int ndim, const int64_t *shape);
+
+/* reading a scalar into C types */
+static inline double lm_scalar_f64(lm_scalar s) { return s.kind == 2 ? s.d : (double)s.i; }
+static inline int64_t lm_scalar_i64(lm_scalar s) { return s.kind == 2 ? (int64_t)s.d : s.i; }
+
+static inline char *lm_bytes(const lm_tensor *t) {
+    return (char *)t->storage->data + t->offset * (int64_t)lm_itemsize(t->dtype);
+}
+
+/* The C type of each dtype, for switch-based dispatch in hand-written code:
+ *   LM_DISPATCH(t->dtype, T, return lm_set_error(...), ...code using T...);  */
+#define LM_DISPATCH_CASE(code, ctype, T, ...) case code: { typedef ctype T; __VA_ARGS__ } break;
+#define LM_DISPATCH(dtype, T, otherwise, ...)                  \
+    switch (dtype) {                                           \
+        LM_DISPATCH_CASE(LM_BOOL, bool, T, __VA_ARGS__)               \
+        LM_DISPATCH_CASE(LM_UINT8, uint8_t, T, __VA_ARGS__)           \
+        LM_DISPATCH_CASE(LM_INT32, int32_t, T, __VA_ARGS__)           \
+        LM_DISPATCH_CASE(LM_INT64, int64_t, T, __VA_ARGS__)           \
+        LM_DISPATCH_CASE(LM_FLOAT32, float, T, __VA_ARGS__)           \
+        LM_DISPATCH_CASE(LM_FLOAT64, double, T, __VA_ARGS__)          \
+        default: otherwise;                                    \
+    }
+
+#endif

@@ -1,0 +1,53 @@
+/* What generated op code links against: the pointwise and reduction
+ * drivers. A generated op supplies only a spec (its loops per dtype and its
+ * type rule); everything shared lives behind these two calls. */
+#ifndef LOOM_OPS_SUPPORT_H
+#define LOOM_OPS_SUPPORT_H
+#include "iter.h"
+
+/* How a pointwise op picks its compute dtype and its output dtype. */
+typedef enum {
+    LM_PROMOTE_DEFAULT,   /* compute and output in the promoted type */
+    LM_PROMOTE_FLOAT,     /* integral/bool promote to the default float */
+    LM_PROMOTE_BOOL_OUT,  /* compute in the promoted type, output bool */
+} lm_promote_rule;
+
+typedef struct {
+    const char *name;
+    int ninputs;
+    lm_promote_rule promote;
+    lm_loop_fn loops[LM_NUM_DTYPES];   /* indexed by compute dtype; NULL = unsupported */
+} lm_pointwise_spec;
+
+/* out == NULL: allocate. Otherwise write into out (in-place when out is an
+ * input). Returns a new reference to the result, NULL on error. */
+lm_tensor *lm_pointwise(const lm_pointwise_spec *spec, lm_tensor **ins, lm_tensor *out, const void *ctx);
+
+typedef enum {
+    LM_REDUCE_SUM,       /* bool/integral accumulate in int64 */
+    LM_REDUCE_KEEP,      /* result dtype = input dtype */
+    LM_REDUCE_BOOL,      /* result bool */
+    LM_REDUCE_FLOAT,     /* input must be floating (or dtype= given) */
+} lm_reduce_rule;
+
+typedef void (*lm_fill_fn)(char *p, int64_t n);
+
+typedef struct {
+    const char *name;
+    lm_reduce_rule rule;
+    bool mean;                         /* divide by the reduced count */
+    bool needs_nonempty;               /* no identity: empty reductions are an error */
+    lm_loop_fn loops[LM_NUM_DTYPES];   /* op 0: accumulator (stride 0 = reduce into one) */
+    lm_fill_fn identity[LM_NUM_DTYPES];
+} lm_reduce_spec;
+
+/* dims == NULL or ndims < 0: reduce over all dims. dtype < 0: by rule. */
+lm_tensor *lm_reduce(const lm_reduce_spec *spec, lm_tensor *self, const int64_t *dims, int64_t ndims,
+                     bool keepdim, int dtype, lm_tensor *out);
+
+/* Generic out=/in-place for ops without a native out path: check, cast, copy. */
+int lm_write_result(const char *name, lm_tensor *out, lm_tensor *result);
+
+#define LM_SCALAR_AS(T, s) ((s).kind == 2 ? (T)(s).d : (T)(s).i)
+
+#endif

@@ -1,0 +1,274 @@
+/* Tensor and storage lifetime, construction, views and shape helpers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "loom.h"
+
+static const char *dtype_names[] = {"bool", "uint8", "int32", "int64", "float32", "float64"};
+static const size_t itemsizes[] = {1, 1, 4, 8, 4, 8};
+
+const char *lm_dtype_name(int dtype) {
+    return dtype >= 0 && dtype < LM_NUM_DTYPES ? dtype_names[dtype] : "unknown";
+}
+size_t lm_itemsize(int dtype) { return itemsizes[dtype]; }
+bool lm_is_floating(int dtype) { return dtype == LM_FLOAT32 || dtype == LM_FLOAT64; }
+bool lm_is_integral(int dtype, bool include_bool) {
+    return (dtype >= LM_UINT8 && dtype <= LM_INT64) || (include_bool && dtype == LM_BOOL);
+}
+
+/* cffi releases the GIL around calls, so refcounts must be atomic. */
+void lm_retain(lm_tensor *t) { __atomic_add_fetch(&t->refcount, 1, __ATOMIC_RELAXED); }
+
+/* Small storages carry their data in the same block (one malloc, not two). */
+#define INLINE_MAX 4096
+#define INLINE_PAD 64
+
+static void storage_release(lm_storage *s) {
+    if (__atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
+    if (s->deleter) s->deleter(s->ctx);
+    else if (s->data != (char *)s + INLINE_PAD) lm_free(s->data, s->nbytes);
+    free(s);
+}
+
+void lm_release(lm_tensor *t) {
+    if (!t) return;
+    if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
+    storage_release(t->storage);
+    free(t);
+}
+
+void lm_bump_version(lm_tensor *t) { __atomic_add_fetch(&t->storage->version, 1, __ATOMIC_RELAXED); }
+
+int lm_format_shape(char *buf, size_t cap, int ndim, const int64_t *shape) {
+    size_t n = (size_t)snprintf(buf, cap, "[");
+    for (int d = 0; d < ndim && n < cap; d++)
+        n += (size_t)snprintf(buf + n, cap - n, d ? ", %lld" : "%lld", (long long)shape[d]);
+    if (n < cap) snprintf(buf + n, cap - n, "]");
+    return 0;
+}
+
+int lm_check_shape(int n, const int64_t *shape) {
+    if (n < 0 || n > LM_MAX_DIMS)
+        return lm_set_error(LM_ERR_VALUE, "tensors have at most %d dimensions, got %d", LM_MAX_DIMS, n);
+    for (int d = 0; d < n; d++)
+        if (shape[d] < 0)
+            return lm_set_error(LM_ERR_VALUE, "negative dimension %lld", (long long)shape[d]);
+    return 0;
+}
+
+int lm_wrap_dim(int64_t dim, int ndim, int *out) {
+    int64_t n = ndim ? ndim : 1;     /* a 0-d tensor accepts dim 0 and -1, as in PyTorch */
+    if (dim < -n || dim >= n)
+        return lm_set_error(LM_ERR_INDEX, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                            (long long)-n, (long long)(n - 1), (long long)dim);
+    *out = (int)(dim < 0 ? dim + n : dim);
+    return 0;
+}
+
+void lm_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides) {
+    int64_t s = 1;
+    for (int d = ndim - 1; d >= 0; d--) { strides[d] = s; s *= shape[d] > 1 ? shape[d] : 1; }
+}
+
+int64_t lm_numel(const lm_tensor *t) {
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++) n *= t->shape[d];
+    return n;
+}
+
+bool lm_is_contiguous(const lm_tensor *t) {
+    int64_t s = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->shape[d] == 0) return true;
+        if (t->shape[d] != 1 && t->strides[d] != s) return false;
+        s *= t->shape[d];
+    }
+    return true;
+}
+
+bool lm_same_shape(const lm_tensor *a, const lm_tensor *b) {
+    if (a->ndim != b->ndim) return false;
+    for (int d = 0; d < a->ndim; d++) if (a->shape[d] != b->shape[d]) return false;
+    return true;
+}
+
+static lm_tensor *new_header(lm_storage *s, int ndim, const int64_t *shape, const int64_t *strides,
+                             int64_t offset, int dtype) {
+    lm_tensor *t = malloc(sizeof *t);
+    if (!t) { lm_set_error(LM_ERR_MEMORY, "out of memory"); return NULL; }
+    t->storage = s;
+    t->offset = offset;
+    t->refcount = 1;
+    t->ndim = ndim;
+    t->dtype = dtype;
+    t->device = s->device;
+    t->flags = 0;
+    memcpy(t->shape, shape, sizeof(int64_t) * (size_t)ndim);
+    memcpy(t->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    return t;
+}
+
+static int checked_bytes(int ndim, const int64_t *shape, int dtype, size_t *out) {
+    if (lm_check_shape(ndim, shape)) return -1;
+    if (dtype < 0 || dtype >= LM_NUM_DTYPES) return lm_set_error(LM_ERR_TYPE, "invalid dtype code %d", dtype);
+    uint64_t n = 1;
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] && n > (UINT64_MAX >> 4) / (uint64_t)shape[d])
+            return lm_set_error(LM_ERR_MEMORY, "tensor of this shape is too large to allocate");
+        n *= (uint64_t)shape[d];
+    }
+    if (n > ((uint64_t)1 << 46)) return lm_set_error(LM_ERR_MEMORY, "tensor of this shape is too large to allocate");
+    *out = (size_t)n * lm_itemsize(dtype);
+    return 0;
+}
+
+lm_tensor *lm_empty(int ndim, const int64_t *shape, int dtype, int device) {
+    size_t nbytes;
+    if (checked_bytes(ndim, shape, dtype, &nbytes)) return NULL;
+    if (device != LM_CPU) {
+        lm_set_error(LM_ERR_RUNTIME, "device cuda is not available in this build of loom");
+        return NULL;
+    }
+    bool inl = nbytes <= INLINE_MAX;
+    lm_storage *s = malloc(inl ? INLINE_PAD + nbytes : sizeof *s);
+    void *data = !s ? NULL : inl ? (char *)s + INLINE_PAD : lm_alloc(nbytes);
+    if (!data) {
+        free(s);
+        lm_set_error(LM_ERR_MEMORY, "out of memory allocating %zu bytes", nbytes);
+        return NULL;
+    }
+    memset(s, 0, sizeof *s);
+    s->data = data;
+    s->nbytes = nbytes;
+    s->refcount = 1;
+    s->device = device;
+    int64_t strides[LM_MAX_DIMS];
+    lm_contiguous_strides(ndim, shape, strides);
+    lm_tensor *t = new_header(s, ndim, shape, strides, 0, dtype);
+    if (!t) storage_release(s);
+    return t;
+}
+
+lm_tensor *lm_empty_like(const lm_tensor *t, int dtype) {
+    return lm_empty(t->ndim, t->shape, dtype < 0 ? t->dtype : dtype, t->device);
+}
+
+lm_tensor *lm_empty_strided(int ndim, const int64_t *shape, const int64_t *strides, int dtype, int device) {
+    if (!strides) return lm_empty(ndim, shape, dtype, device);
+    size_t nbytes;
+    if (checked_bytes(ndim, shape, dtype, &nbytes)) return NULL;
+    int64_t extent = 1;
+    for (int d = 0; d < ndim; d++) {
+        if (strides[d] < 0) { lm_set_error(LM_ERR_VALUE, "negative strides are not supported"); return NULL; }
+        if (shape[d] == 0) { extent = 0; break; }
+        extent += (shape[d] - 1) * strides[d];
+    }
+    int64_t one = extent;
+    lm_tensor *base = lm_empty(1, &one, dtype, device);
+    if (!base) return NULL;
+    lm_tensor *t = lm_view(base, ndim, shape, strides, 0);
+    lm_release(base);
+    return t;
+}
+
+lm_tensor *lm_view(lm_tensor *base, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset) {
+    if (lm_check_shape(ndim, shape)) return NULL;
+    lm_tensor *t = new_header(base->storage, ndim, shape, strides, offset, base->dtype);
+    if (t) __atomic_add_fetch(&base->storage->refcount, 1, __ATOMIC_RELAXED);
+    return t;
+}
+
+lm_tensor *lm_as_strided(lm_tensor *t, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset) {
+    if (lm_check_shape(ndim, shape)) return NULL;
+    /* a view must stay inside its storage, or a Python user could read freed memory */
+    int64_t lo = offset, hi = offset, item = (int64_t)lm_itemsize(t->dtype);
+    bool empty = false;
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] == 0) empty = true;
+        int64_t span = (shape[d] - 1) * strides[d];
+        if (span < 0) lo += span; else hi += span;
+    }
+    if (!empty && (lo < 0 || (hi + 1) * item > (int64_t)t->storage->nbytes)) {
+        lm_set_error(LM_ERR_INDEX, "view is out of bounds for storage of size %lld",
+                     (long long)(t->storage->nbytes / (size_t)item));
+        return NULL;
+    }
+    return lm_view(t, ndim, shape, strides, offset);
+}
+
+lm_tensor *lm_from_blob(void *data, int ndim, const int64_t *shape, const int64_t *strides,
+                        int dtype, void (*deleter)(void *), void *ctx) {
+    if (lm_check_shape(ndim, shape)) return NULL;
+    if (dtype < 0 || dtype >= LM_NUM_DTYPES) { lm_set_error(LM_ERR_TYPE, "invalid dtype"); return NULL; }
+    lm_storage *s = calloc(1, sizeof *s);
+    if (!s) { lm_set_error(LM_ERR_MEMORY, "out of memory"); return NULL; }
+    int64_t extent = 1;
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] == 0) { extent = 0; break; }
+        extent += (shape[d] - 1) * strides[d];
+    }
+    s->data = data;
+    s->nbytes = (size_t)extent * lm_itemsize(dtype);
+    s->refcount = 1;
+    s->device = LM_CPU;
+    s->deleter = deleter;
+    s->ctx = ctx;
+    lm_tensor *t = new_header(s, ndim, shape, strides, 0, dtype);
+    if (!t) { s->deleter = NULL; s->data = NULL; s->nbytes = 0; storage_release(s); }
+    return t;
+}
+
+void *lm_data_ptr(lm_tensor *t) { return lm_bytes(t); }
+
+lm_tensor *lm_scalar_tensor(lm_scalar v, int dtype, bool wrapped) {
+    if (dtype < 0) dtype = v.kind == 2 ? LM_FLOAT64 : v.kind == 1 ? LM_INT64 : LM_BOOL;
+    lm_tensor *t = lm_empty(0, NULL, dtype, LM_CPU);
+    if (!t) return NULL;
+    if (wrapped) t->flags |= LM_FLAG_WRAPPED_NUMBER;
+    char *p = lm_bytes(t);
+    LM_DISPATCH(dtype, T, ,
+        *(T *)p = v.kind == 2 ? (T)v.d : (T)v.i;)
+    return t;
+}
+
+int lm_item(lm_tensor *t, lm_scalar *out) {
+    if (lm_numel(t) != 1) {
+        return lm_set_error(LM_ERR_RUNTIME, "a Tensor with %lld elements cannot be converted to Scalar",
+                            (long long)lm_numel(t));
+    }
+    char *p = lm_bytes(t);
+    out->d = 0; out->i = 0;
+    switch (t->dtype) {
+        case LM_BOOL: out->kind = 0; out->i = *(bool *)p; break;
+        case LM_UINT8: out->kind = 1; out->i = *(uint8_t *)p; break;
+        case LM_INT32: out->kind = 1; out->i = *(int32_t *)p; break;
+        case LM_INT64: out->kind = 1; out->i = *(int64_t *)p; break;
+        case LM_FLOAT32: out->kind = 2; out->d = *(float *)p; break;
+        case LM_FLOAT64: out->kind = 2; out->d = *(double *)p; break;
+        default: return lm_set_error(LM_ERR_TYPE, "invalid dtype");
+    }
+    return 0;
+}
+
+int lm_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out) {
+    int n = na > nb ? na : nb;
+    for (int i = 0; i < n; i++) {
+        int64_t x = i < na ? a[na - 1 - i] : 1, y = i < nb ? b[nb - 1 - i] : 1;
+        if (x != y && x != 1 && y != 1) {
+            char sa[256], sb[256];
+            lm_format_shape(sa, sizeof sa, na, a);
+            lm_format_shape(sb, sizeof sb, nb, b);
+            return lm_set_error(LM_ERR_VALUE,
+                "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d "
+                "(shapes %s and %s are not broadcastable)", (long long)x, (long long)y, n - 1 - i, sa, sb);
+        }
+        out[n - 1 - i] = x == 1 ? y : x;
+    }
+    *nout = n;
+    return 0;
+}
+
+lm_tensor *lm_wrapped_scalar(double d, int64_t i, int kind) {
+    lm_scalar v = {d, i, kind};
+    return lm_scalar_tensor(v, -1, true);
+}

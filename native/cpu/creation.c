@@ -1,0 +1,77 @@
+/* full / arange / linspace / eye: tensors made from sizes and scalars. */
+#include <math.h>
+#include "loom.h"
+#include "loom_ops.h"
+
+static int default_dtype(lm_scalar v) { return v.kind == 2 ? LM_FLOAT32 : v.kind == 1 ? LM_INT64 : LM_BOOL; }
+static int dev(int device) { return device < 0 ? LM_CPU : device; }
+
+lm_tensor *lm_cpu_full(const int64_t *size, int64_t size_len, lm_scalar fill_value, int dtype, int device) {
+    if (lm_check_shape((int)size_len, size)) return NULL;
+    if (dtype < 0) dtype = default_dtype(fill_value);
+    lm_tensor *t = lm_empty((int)size_len, size, dtype, dev(device));
+    if (!t) return NULL;
+    int64_t n = lm_numel(t);
+    char *p = lm_bytes(t);
+    LM_DISPATCH(dtype, T, ,
+        T v = fill_value.kind == 2 ? (T)fill_value.d : (T)fill_value.i;
+        for (int64_t i = 0; i < n; i++) ((T *)p)[i] = v;)
+    return t;
+}
+
+lm_tensor *lm_cpu_arange(lm_scalar start, lm_scalar end, lm_scalar step, int dtype, int device) {
+    bool all_int = start.kind < 2 && end.kind < 2 && step.kind < 2;
+    if (dtype < 0) dtype = all_int ? LM_INT64 : LM_FLOAT32;
+    double s = lm_scalar_f64(start), e = lm_scalar_f64(end), st = lm_scalar_f64(step);
+    if (st == 0) { lm_set_error(LM_ERR_VALUE, "step must be nonzero"); return NULL; }
+    if (!isfinite(s) || !isfinite(e)) { lm_set_error(LM_ERR_VALUE, "unsupported range: %g -> %g", s, e); return NULL; }
+    if ((st > 0 && e < s) || (st < 0 && e > s)) {
+        lm_set_error(LM_ERR_VALUE, "upper bound and larger bound inconsistent with step sign");
+        return NULL;
+    }
+    double len = all_int ? (double)((lm_scalar_i64(end) - lm_scalar_i64(start) + lm_scalar_i64(step) +
+                                     (st > 0 ? -1 : 1)) / lm_scalar_i64(step))
+                         : ceil((e - s) / st);
+    if (len > 1e15) { lm_set_error(LM_ERR_VALUE, "arange() would have too many elements"); return NULL; }
+    int64_t n = (int64_t)len;
+    lm_tensor *t = lm_empty(1, &n, dtype, dev(device));
+    if (!t) return NULL;
+    char *p = lm_bytes(t);
+    if (all_int && !lm_is_floating(dtype)) {
+        int64_t a = lm_scalar_i64(start), b = lm_scalar_i64(step);
+        LM_DISPATCH(dtype, T, , for (int64_t i = 0; i < n; i++) ((T *)p)[i] = (T)(a + i * b);)
+    } else {
+        LM_DISPATCH(dtype, T, , for (int64_t i = 0; i < n; i++) ((T *)p)[i] = (T)(s + (double)i * st);)
+    }
+    return t;
+}
+
+lm_tensor *lm_cpu_linspace(lm_scalar start, lm_scalar end, int64_t steps, int dtype, int device) {
+    if (steps < 0) { lm_set_error(LM_ERR_VALUE, "number of steps must be non-negative"); return NULL; }
+    if (dtype < 0) dtype = LM_FLOAT32;
+    lm_tensor *t = lm_empty(1, &steps, dtype, dev(device));
+    if (!t) return NULL;
+    double s = lm_scalar_f64(start), e = lm_scalar_f64(end), step = steps > 1 ? (e - s) / (double)(steps - 1) : 0;
+    char *p = lm_bytes(t);
+    /* from both ends, as PyTorch, so the last value is exactly `end` */
+    LM_DISPATCH(dtype, T, ,
+        for (int64_t i = 0; i < steps; i++)
+            ((T *)p)[i] = (T)(i < steps / 2 ? s + step * (double)i : e - step * (double)(steps - 1 - i));)
+    return t;
+}
+
+lm_tensor *lm_cpu_eye(int64_t n, int64_t m, int dtype, int device) {
+    if (m == INT64_MIN) m = n;
+    if (n < 0 || m < 0) {
+        lm_set_error(LM_ERR_VALUE, "n and m must be greater or equal to 0, got %lld and %lld", (long long)n, (long long)m);
+        return NULL;
+    }
+    int64_t size[2] = {n, m};
+    lm_scalar zero = {0, 0, 1};
+    lm_tensor *t = lm_cpu_full(size, 2, zero, dtype < 0 ? LM_FLOAT32 : dtype, device);
+    if (!t) return NULL;
+    char *p = lm_bytes(t);
+    int64_t k = n < m ? n : m;
+    LM_DISPATCH(t->dtype, T, , for (int64_t i = 0; i < k; i++) ((T *)p)[i * m + i] = (T)1;)
+    return t;
+}

@@ -1,0 +1,91 @@
+/* rand / randn / randint from one global xoshiro256** stream, seeded by
+ * loom.manual_seed. Filled serially, so a seed gives the same numbers
+ * whatever the thread count. */
+#include <math.h>
+#include "loom.h"
+#include "loom_ops.h"
+
+static uint64_t state[4];
+static bool seeded;
+
+static uint64_t splitmix(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void lm_manual_seed(uint64_t seed) {
+    for (int i = 0; i < 4; i++) state[i] = splitmix(&seed);
+    seeded = true;
+}
+
+static uint64_t next(void) {
+    if (!seeded) lm_manual_seed(0x10035eedULL);
+    uint64_t *s = state, r = s[1] * 5, t = s[1] << 17;
+    r = ((r << 7) | (r >> 57)) * 9;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3]; s[2] ^= t;
+    s[3] = (s[3] << 45) | (s[3] >> 19);
+    return r;
+}
+
+static double uniform(void) { return (double)(next() >> 11) * 0x1.0p-53; }
+
+static lm_tensor *make(const int64_t *size, int64_t n, int dtype, int device, bool floating) {
+    if (dtype < 0) dtype = floating ? LM_FLOAT32 : LM_INT64;
+    if (floating && !lm_is_floating(dtype)) {
+        lm_set_error(LM_ERR_TYPE, "expected a floating point dtype, got %s", lm_dtype_name(dtype));
+        return NULL;
+    }
+    if (lm_check_shape((int)n, size)) return NULL;
+    return lm_empty((int)n, size, dtype, device < 0 ? LM_CPU : device);
+}
+
+lm_tensor *lm_cpu_rand(const int64_t *size, int64_t size_len, int dtype, int device) {
+    lm_tensor *t = make(size, size_len, dtype, device, true);
+    if (!t) return NULL;
+    int64_t n = lm_numel(t);
+    if (t->dtype == LM_FLOAT32) {
+        float *p = (float *)lm_bytes(t);
+        for (int64_t i = 0; i < n; i++) p[i] = (float)(next() >> 40) * 0x1.0p-24f;
+    } else {
+        double *p = (double *)lm_bytes(t);
+        for (int64_t i = 0; i < n; i++) p[i] = uniform();
+    }
+    return t;
+}
+
+lm_tensor *lm_cpu_randn(const int64_t *size, int64_t size_len, int dtype, int device) {
+    lm_tensor *t = make(size, size_len, dtype, device, true);
+    if (!t) return NULL;
+    int64_t n = lm_numel(t);
+    char *p = lm_bytes(t);
+    for (int64_t i = 0; i < n; i += 2) {   /* Box-Muller: two normals per pair of uniforms */
+        double u1 = 1.0 - uniform(), u2 = uniform();
+        double r = sqrt(-2.0 * log(u1)), z0 = r * cos(2 * M_PI * u2), z1 = r * sin(2 * M_PI * u2);
+        if (t->dtype == LM_FLOAT32) {
+            ((float *)p)[i] = (float)z0;
+            if (i + 1 < n) ((float *)p)[i + 1] = (float)z1;
+        } else {
+            ((double *)p)[i] = z0;
+            if (i + 1 < n) ((double *)p)[i + 1] = z1;
+        }
+    }
+    return t;
+}
+
+lm_tensor *lm_cpu_randint(int64_t low, int64_t high, const int64_t *size, int64_t size_len, int dtype, int device) {
+    if (high <= low) {
+        lm_set_error(LM_ERR_VALUE, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
+                     (long long)low, (long long)high);
+        return NULL;
+    }
+    lm_tensor *t = make(size, size_len, dtype, device, false);
+    if (!t) return NULL;
+    uint64_t range = (uint64_t)high - (uint64_t)low;
+    int64_t n = lm_numel(t);
+    char *p = lm_bytes(t);
+    LM_DISPATCH(t->dtype, T, ,
+        for (int64_t i = 0; i < n; i++) ((T *)p)[i] = (T)(low + (int64_t)(next() % range));)
+    return t;
+}

@@ -1,0 +1,272 @@
+/* Views (new shape/strides over the same storage) and the copies that
+ * reshape/contiguous/clone fall back to. */
+#include <string.h>
+#include "loom.h"
+#include "loom_ops.h"
+
+static lm_tensor *restride(lm_tensor *t, int ndim, const int64_t *shape, const int64_t *strides) {
+    return lm_view(t, ndim, shape, strides, t->offset);
+}
+
+/* Resolve one -1 and check the element count, as PyTorch's infer_size. */
+static int infer_size(const lm_tensor *t, const int64_t *size, int64_t n, int64_t *out) {
+    if (n > LM_MAX_DIMS) return lm_set_error(LM_ERR_VALUE, "too many dimensions (%lld)", (long long)n);
+    int64_t numel = lm_numel(t), known = 1;
+    int infer = -1;
+    for (int i = 0; i < n; i++) {
+        if (size[i] == -1) {
+            if (infer >= 0) return lm_set_error(LM_ERR_VALUE, "only one dimension can be inferred");
+            infer = i;
+        } else if (size[i] < 0) {
+            return lm_set_error(LM_ERR_VALUE, "invalid shape dimension %lld", (long long)size[i]);
+        } else {
+            known *= size[i];
+        }
+        out[i] = size[i];
+    }
+    if (infer >= 0) {
+        if (known == 0 || numel % known != 0) goto bad;
+        out[infer] = numel / known;
+    } else if (known != numel) {
+        goto bad;
+    }
+    return 0;
+bad: {
+        char s[256];
+        lm_format_shape(s, sizeof s, (int)n, size);
+        return lm_set_error(LM_ERR_VALUE, "shape '%s' is invalid for input of size %lld", s, (long long)numel);
+    }
+}
+
+/* Strides for viewing t at `shape` without copying, or false (PyTorch's computeStride). */
+static bool view_strides(const lm_tensor *t, int n, const int64_t *shape, int64_t *out) {
+    if (lm_numel(t) == 0 || t->ndim == 0) { lm_contiguous_strides(n, shape, out); return true; }
+    int view_d = n - 1;
+    int64_t chunk_base_stride = t->strides[t->ndim - 1], tensor_numel = 1, view_numel = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        tensor_numel *= t->shape[d];
+        if (d == 0 || (t->shape[d - 1] != 1 && t->strides[d - 1] != tensor_numel * chunk_base_stride)) {
+            while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
+                out[view_d] = view_numel * chunk_base_stride;
+                view_numel *= shape[view_d];
+                view_d--;
+            }
+            if (view_numel != tensor_numel) return false;
+            if (d > 0) {
+                chunk_base_stride = t->strides[d - 1];
+                tensor_numel = 1;
+                view_numel = 1;
+            }
+        }
+    }
+    return view_d == -1;
+}
+
+lm_tensor *lm_cpu_view(lm_tensor *self, const int64_t *size, int64_t size_len) {
+    int64_t shape[LM_MAX_DIMS], strides[LM_MAX_DIMS];
+    if (infer_size(self, size, size_len, shape)) return NULL;
+    if (!view_strides(self, (int)size_len, shape, strides)) {
+        lm_set_error(LM_ERR_RUNTIME, "view size is not compatible with input tensor's size and stride (at least "
+                     "one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+        return NULL;
+    }
+    return restride(self, (int)size_len, shape, strides);
+}
+
+lm_tensor *lm_cpu_reshape(lm_tensor *self, const int64_t *shape, int64_t shape_len) {
+    int64_t sh[LM_MAX_DIMS], strides[LM_MAX_DIMS];
+    if (infer_size(self, shape, shape_len, sh)) return NULL;
+    if (view_strides(self, (int)shape_len, sh, strides)) return restride(self, (int)shape_len, sh, strides);
+    lm_tensor *c = lm_contiguous(self);
+    if (!c) return NULL;
+    lm_contiguous_strides((int)shape_len, sh, strides);
+    lm_tensor *r = restride(c, (int)shape_len, sh, strides);
+    lm_release(c);
+    return r;
+}
+
+lm_tensor *lm_cpu_transpose(lm_tensor *self, int64_t dim0, int64_t dim1) {
+    int a, b;
+    if (lm_wrap_dim(dim0, self->ndim, &a) || lm_wrap_dim(dim1, self->ndim, &b)) return NULL;
+    if (self->ndim == 0) return restride(self, 0, NULL, NULL);
+    int64_t shape[LM_MAX_DIMS], strides[LM_MAX_DIMS];
+    memcpy(shape, self->shape, sizeof shape);
+    memcpy(strides, self->strides, sizeof strides);
+    shape[a] = self->shape[b]; shape[b] = self->shape[a];
+    strides[a] = self->strides[b]; strides[b] = self->strides[a];
+    return restride(self, self->ndim, shape, strides);
+}
+
+lm_tensor *lm_cpu_t(lm_tensor *self) {
+    if (self->ndim > 2)
+        { lm_set_error(LM_ERR_VALUE, "t() expects a tensor with <= 2 dimensions, but self is %dD", self->ndim); return NULL; }
+    return self->ndim < 2 ? restride(self, self->ndim, self->shape, self->strides) : lm_cpu_transpose(self, 0, 1);
+}
+
+lm_tensor *lm_cpu_permute(lm_tensor *self, const int64_t *dims, int64_t dims_len) {
+    if (dims_len != self->ndim) {
+        lm_set_error(LM_ERR_VALUE, "number of dims don't match in permute: input has %d dims but %lld were given",
+                     self->ndim, (long long)dims_len);
+        return NULL;
+    }
+    int64_t shape[LM_MAX_DIMS], strides[LM_MAX_DIMS];
+    bool seen[LM_MAX_DIMS] = {0};
+    for (int i = 0; i < self->ndim; i++) {
+        int d;
+        if (lm_wrap_dim(dims[i], self->ndim, &d)) return NULL;
+        if (seen[d]) { lm_set_error(LM_ERR_VALUE, "repeated dim %d in permute", d); return NULL; }
+        seen[d] = true;
+        shape[i] = self->shape[d];
+        strides[i] = self->strides[d];
+    }
+    return restride(self, self->ndim, shape, strides);
+}
+
+lm_tensor *lm_cpu_expand(lm_tensor *self, const int64_t *size, int64_t size_len) {
+    if (size_len < self->ndim || size_len > LM_MAX_DIMS) {
+        lm_set_error(LM_ERR_VALUE, "the number of sizes provided (%lld) must be greater or equal to the number of "
+                     "dimensions in the tensor (%d)", (long long)size_len, self->ndim);
+        return NULL;
+    }
+    int64_t shape[LM_MAX_DIMS], strides[LM_MAX_DIMS];
+    int lead = (int)size_len - self->ndim;
+    for (int i = (int)size_len - 1; i >= 0; i--) {
+        int d = i - lead;
+        int64_t want = size[i];
+        if (d < 0) {
+            if (want < 0) { lm_set_error(LM_ERR_VALUE, "the expanded size of the tensor (%lld) isn't allowed in a "
+                                         "leading, non-existing dimension %d", (long long)want, i); return NULL; }
+            shape[i] = want; strides[i] = 0;
+            continue;
+        }
+        int64_t have = self->shape[d];
+        if (want == -1) want = have;
+        if (have == want) { shape[i] = have; strides[i] = self->strides[d]; }
+        else if (have == 1 && want >= 0) { shape[i] = want; strides[i] = 0; }
+        else {
+            lm_set_error(LM_ERR_VALUE, "The expanded size of the tensor (%lld) must match the existing size (%lld) at "
+                         "non-singleton dimension %d", (long long)want, (long long)have, i);
+            return NULL;
+        }
+    }
+    return restride(self, (int)size_len, shape, strides);
+}
+
+lm_tensor *lm_cpu_squeeze(lm_tensor *self, const int64_t *dim, int64_t dim_len) {
+    bool drop[LM_MAX_DIMS] = {0};
+    for (int d = 0; d < self->ndim; d++) drop[d] = dim_len < 0 && self->shape[d] == 1;
+    for (int64_t i = 0; i < dim_len; i++) {
+        int d;
+        if (lm_wrap_dim(dim[i], self->ndim, &d)) return NULL;
+        if (self->ndim) drop[d] = self->shape[d] == 1;
+    }
+    int64_t shape[LM_MAX_DIMS], strides[LM_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < self->ndim; d++)
+        if (!drop[d]) { shape[n] = self->shape[d]; strides[n++] = self->strides[d]; }
+    return restride(self, n, shape, strides);
+}
+
+lm_tensor *lm_cpu_unsqueeze(lm_tensor *self, int64_t dim) {
+    int d;
+    if (lm_wrap_dim(dim, self->ndim + 1, &d)) return NULL;
+    if (self->ndim + 1 > LM_MAX_DIMS) { lm_set_error(LM_ERR_VALUE, "too many dimensions"); return NULL; }
+    int64_t shape[LM_MAX_DIMS], strides[LM_MAX_DIMS];
+    for (int i = 0, j = 0; i <= self->ndim; i++) {
+        if (i == d) {
+            shape[i] = 1;
+            strides[i] = d < self->ndim ? self->shape[d] * self->strides[d] : 1;
+        } else {
+            shape[i] = self->shape[j]; strides[i] = self->strides[j]; j++;
+        }
+    }
+    return restride(self, self->ndim + 1, shape, strides);
+}
+
+lm_tensor *lm_cpu_flatten(lm_tensor *self, int64_t start_dim, int64_t end_dim) {
+    int s, e;
+    if (lm_wrap_dim(start_dim, self->ndim, &s) || lm_wrap_dim(end_dim, self->ndim, &e)) return NULL;
+    if (s > e) { lm_set_error(LM_ERR_VALUE, "flatten() has invalid args: start_dim cannot come after end_dim"); return NULL; }
+    if (self->ndim == 0) { int64_t one = 1; return lm_cpu_reshape(self, &one, 1); }
+    int64_t shape[LM_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < s; d++) shape[n++] = self->shape[d];
+    int64_t m = 1;
+    for (int d = s; d <= e; d++) m *= self->shape[d];
+    shape[n++] = m;
+    for (int d = e + 1; d < self->ndim; d++) shape[n++] = self->shape[d];
+    return lm_cpu_reshape(self, shape, n);
+}
+
+lm_tensor *lm_cpu_narrow(lm_tensor *self, int64_t dim, int64_t start, int64_t length) {
+    int d;
+    if (self->ndim == 0) { lm_set_error(LM_ERR_VALUE, "narrow() cannot be applied to a 0-dim tensor."); return NULL; }
+    if (lm_wrap_dim(dim, self->ndim, &d)) return NULL;
+    int64_t size = self->shape[d];
+    if (start < -size || start > size) {
+        lm_set_error(LM_ERR_INDEX, "start out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                     (long long)-size, (long long)size, (long long)start);
+        return NULL;
+    }
+    if (start < 0) start += size;
+    if (length < 0 || start + length > size) {
+        lm_set_error(LM_ERR_VALUE, "start (%lld) + length (%lld) exceeds dimension size (%lld).",
+                     (long long)start, (long long)length, (long long)size);
+        return NULL;
+    }
+    int64_t shape[LM_MAX_DIMS];
+    memcpy(shape, self->shape, sizeof shape);
+    shape[d] = length;
+    return lm_view(self, self->ndim, shape, self->strides, self->offset + start * self->strides[d]);
+}
+
+lm_tensor *lm_cpu_contiguous(lm_tensor *self) { return lm_contiguous(self); }
+
+lm_tensor *lm_cpu_clone(lm_tensor *self) {
+    lm_tensor *out = lm_empty_like(self, -1);
+    if (out && lm_copy_into(out, self)) { lm_release(out); return NULL; }
+    return out;
+}
+
+lm_tensor *lm_cpu_to_dtype(lm_tensor *self, int dtype, bool copy) {
+    if (copy && dtype == self->dtype) return lm_cpu_clone(self);
+    return lm_cast(self, dtype);
+}
+
+lm_tensor *lm_cpu_to_device(lm_tensor *self, int device, int dtype, bool copy) {
+    if (device > LM_CPU) { lm_set_error(LM_ERR_RUNTIME, "device cuda is not available in this build of loom"); return NULL; }
+    return lm_cpu_to_dtype(self, dtype < 0 ? self->dtype : dtype, copy);
+}
+
+int lm_cpu_copy_(lm_tensor *self, lm_tensor *src) {
+    int nd;
+    int64_t shape[LM_MAX_DIMS];
+    if (lm_broadcast_shapes(self->ndim, self->shape, src->ndim, src->shape, &nd, shape)) return -1;
+    if (nd != self->ndim || memcmp(shape, self->shape, sizeof(int64_t) * (size_t)nd)) {
+        char a[256], b[256];
+        lm_format_shape(a, sizeof a, src->ndim, src->shape);
+        lm_format_shape(b, sizeof b, self->ndim, self->shape);
+        return lm_set_error(LM_ERR_VALUE, "source of shape %s cannot be broadcast to destination of shape %s", a, b);
+    }
+    if (src->storage == self->storage) {   /* overlapping source: copy it first */
+        lm_tensor *tmp = lm_cpu_clone(src);
+        if (!tmp) return -1;
+        int err = lm_copy_into(self, tmp);
+        lm_release(tmp);
+        return err;
+    }
+    return lm_copy_into(self, src);
+}
+
+int lm_cpu_fill_(lm_tensor *self, lm_scalar value) {
+    lm_tensor *v = lm_scalar_tensor(value, self->dtype, false);
+    if (!v) return -1;
+    int err = lm_copy_into(self, v);
+    lm_release(v);
+    return err;
+}
+
+lm_tensor *lm_cpu_empty(const int64_t *size, int64_t size_len, int dtype, int device) {
+    if (lm_check_shape((int)size_len, size)) return NULL;
+    return lm_empty((int)size_len, size, dtype < 0 ? LM_FLOAT32 : dtype, device < 0 ? LM_CPU : device);
+}

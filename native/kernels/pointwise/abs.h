@@ -1,0 +1,2 @@
+/* abs: adding 0 turns -0.0 into +0.0 */
+#define LM_PW_abs(T, self) ((self) < 0 ? -(self) : (self) + 0)

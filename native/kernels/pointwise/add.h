@@ -1,0 +1,2 @@
+/* add: self + alpha * other */
+#define LM_PW_add(T, self, other, alpha) ((self) + (alpha) * (other))

@@ -1,0 +1,1 @@
+#define LM_PW_cos(T, self) LM_MATH(cos, self)

@@ -1,0 +1,1 @@
+#define LM_PW_eq(T, self, other) ((self) == (other))

@@ -1,0 +1,1 @@
+#define LM_PW_exp(T, self) LM_EXP(self)

@@ -1,0 +1,1 @@
+#define LM_PW_expm1(T, self) LM_MATH(expm1, self)

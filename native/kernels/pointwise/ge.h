@@ -1,0 +1,1 @@
+#define LM_PW_ge(T, self, other) ((self) >= (other))

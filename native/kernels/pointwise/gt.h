@@ -1,0 +1,1 @@
+#define LM_PW_gt(T, self, other) ((self) > (other))

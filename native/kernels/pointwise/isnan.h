@@ -1,0 +1,1 @@
+#define LM_PW_isnan(T, self) ((self) != (self))

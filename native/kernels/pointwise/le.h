@@ -1,0 +1,1 @@
+#define LM_PW_le(T, self, other) ((self) <= (other))

@@ -1,0 +1,1 @@
+#define LM_PW_log1p(T, self) LM_MATH(log1p, self)

@@ -1,0 +1,1 @@
+#define LM_PW_logical_not(T, self) ((self) == 0)

@@ -1,0 +1,1 @@
+#define LM_PW_lt(T, self, other) ((self) < (other))

@@ -1,0 +1,1 @@
+#define LM_PW_ne(T, self, other) ((self) != (other))

@@ -1,0 +1,1 @@
+#define LM_PW_neg(T, self) (-(self))

@@ -1,0 +1,2 @@
+/* sub: self - alpha * other */
+#define LM_PW_sub(T, self, other, alpha) ((self) - (alpha) * (other))

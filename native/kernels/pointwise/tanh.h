@@ -1,0 +1,1 @@
+#define LM_PW_tanh(T, self) LM_MATH(tanh, self)

@@ -1,0 +1,31 @@
+"""loom: a tensor library whose operators are declared in YAML and generated."""
+import scipy_openblas32 as _openblas  # noqa: F401  (loads libscipy_openblas before _C needs it)
+
+from ._C import lib as _lib
+from ._dtype import bool_, uint8, int32, int64, float32, float64, dtype, device
+from ._tensor import Tensor, Size
+from ._numpy import tensor, as_tensor, from_numpy, is_tensor
+from ._errors import LoomValueError, LoomTypeError, LoomIndexError
+from ._ops import *  # noqa: F401,F403  (every function declared in ops.yaml)
+from . import _ops
+
+bool = bool_          # noqa: A001  (loom.bool, as torch.bool)
+float = float32       # noqa: A001
+double = float64
+long = int64
+int = int32           # noqa: A001
+
+__version__ = "0.1.0"
+
+
+def manual_seed(seed):
+    """Seed loom's random number generator."""
+    _lib.lm_manual_seed(seed & 0xFFFFFFFFFFFFFFFF)
+
+
+def get_num_threads():
+    return _lib.lm_get_num_threads()
+
+
+def set_num_threads(n):
+    _lib.lm_set_num_threads(n)

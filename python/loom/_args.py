@@ -1,0 +1,249 @@
+"""Converting Python arguments into C ones for the generated op functions.
+
+These run on every op call, so the common cases are the first branch."""
+import operator
+from numbers import Integral, Number, Real
+
+import numpy as np
+
+from ._C import ffi, lib
+from ._dtype import FROM_PYTHON, device, dtype
+from ._errors import raise_error as _raise
+from ._tensor import Tensor
+
+_NULL = ffi.NULL
+_object_new = object.__new__
+_INT64_MIN = -(2 ** 63)
+_INT64_MAX = 2 ** 63 - 1
+
+
+def _new(h):
+    """Wrap a new C reference (the Tensor's __del__ releases it)."""
+    t = _object_new(Tensor)
+    t._h = h
+    return t
+
+
+def _type_error(op, name, want, got):
+    raise TypeError(f"{op}(): argument '{name}' must be {want}, not {type(got).__name__}")
+
+
+# Python numbers become weak 0-d tensors; the common ones are made once.
+_scalar_cache = {}
+
+
+def _wrap_number(x):
+    key = (x.__class__, x)
+    h = _scalar_cache.get(key)
+    if h is None:
+        d, i, k = _number(x)
+        if k < 0:
+            return None
+        h = lib.lm_wrapped_scalar(d, i, k)
+        if not h:
+            _raise("tensor")
+        if len(_scalar_cache) > 4096:
+            _scalar_cache.clear()
+        _scalar_cache[key] = _new(h)   # the cached Tensor owns the reference
+        return h
+    return h._h
+
+
+def _number(x):
+    c = x.__class__
+    if c is float:
+        return (x, 0, 2)
+    if c is int and _INT64_MIN <= x <= _INT64_MAX:
+        return (float(x), x, 1)
+    if c is bool:
+        return (float(x), int(x), 0)
+    if isinstance(x, (bool, np.bool_)):
+        return (float(x), int(x), 0)
+    if isinstance(x, Integral):
+        x = int(x)
+        if not _INT64_MIN <= x <= _INT64_MAX:
+            raise OverflowError(f"value {x} cannot be converted to int64 without overflow")
+        return (float(x), x, 1)
+    if isinstance(x, Real):
+        return (float(x), 0, 2)
+    return (0.0, 0, -1)
+
+
+def _tensor_arg_or_none(x):
+    c = x.__class__
+    if c is float or c is int or c is bool:
+        return _wrap_number(x)
+    if isinstance(x, Tensor):
+        return x._h
+    if isinstance(x, (Number, np.bool_, np.number)) and not isinstance(x, complex):
+        return _wrap_number(x)
+    return None
+
+
+def _tensor_arg(x, op, name):
+    h = _tensor_arg_or_none(x)
+    if h is None:
+        _type_error(op, name, "Tensor", x)
+    return h
+
+
+def _tensor_list(xs, op, name):
+    if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)):
+        _type_error(op, name, "a tuple or list of Tensors", xs)
+    hs = []
+    for i, x in enumerate(xs):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{op}(): expected Tensor as element {i} in argument '{name}', "
+                            f"but got {type(x).__name__}")
+        hs.append(x._h)
+    return ffi.new("lm_tensor *[]", hs), len(hs)
+
+
+def _int(x, op, name):
+    if x.__class__ is int:
+        return x
+    if isinstance(x, bool) or isinstance(x, Tensor) and x.dtype.is_floating_point:
+        _type_error(op, name, "int", x)
+    try:
+        return operator.index(x)
+    except TypeError:
+        _type_error(op, name, "int", x)
+
+
+def _int_opt(x, op, name):
+    return _INT64_MIN if x is None else _int(x, op, name)
+
+
+def _int_list(x, op, name):
+    if isinstance(x, (list, tuple)):
+        try:
+            vals = [v if v.__class__ is int else operator.index(v) for v in x]
+        except TypeError:
+            _type_error(op, name, "a tuple of ints", x)
+        if any(isinstance(v, bool) for v in x):
+            _type_error(op, name, "a tuple of ints", x)
+        return vals, len(vals)
+    if isinstance(x, Integral) and not isinstance(x, bool):
+        return [int(x)], 1
+    _type_error(op, name, "a tuple of ints", x)
+
+
+def _int_list_opt(x, op, name):
+    return (_NULL, -1) if x is None else _int_list(x, op, name)
+
+
+def _scalar(x, op, name):
+    c = x.__class__
+    if c is int or c is float:
+        r = _number(x)
+        if r[2] >= 0:
+            return r
+    if isinstance(x, Tensor):
+        if x.numel() != 1:
+            raise ValueError(f"{op}(): argument '{name}' must be a number or a one-element tensor")
+        x = x.item()
+    r = _number(x)
+    if r[2] < 0:
+        _type_error(op, name, "Number", x)
+    return r
+
+
+def _scalar_opt(x, op, name):
+    return (0.0, 0, -1) if x is None else _scalar(x, op, name)
+
+
+def _float(x, op, name):
+    if isinstance(x, Real) and not isinstance(x, bool):
+        return float(x)
+    _type_error(op, name, "float", x)
+
+
+def _bool(x, op, name):
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    _type_error(op, name, "bool", x)
+
+
+def _dtype_arg(x, op, name):
+    if x is None:
+        return -1
+    if isinstance(x, dtype):
+        return x.code
+    if x in FROM_PYTHON:
+        return FROM_PYTHON[x].code
+    _type_error(op, name, "loom.dtype", x)
+
+
+def _device_arg(x, op, name):
+    if x is None:
+        return -1
+    if isinstance(x, device):
+        return x.code
+    if isinstance(x, str):
+        return device(x).code
+    _type_error(op, name, "device", x)
+
+
+def _str(x, op, name):
+    if isinstance(x, str):
+        return x.encode()
+    _type_error(op, name, "str", x)
+
+
+def _out_arg(x, op):
+    if isinstance(x, Tensor):
+        return x._h
+    _type_error(op, "out", "Tensor", x)
+
+
+_KIND_CHECKS = {
+    "Tensor": lambda v: isinstance(v, Tensor),
+    "Tensor[]": lambda v: isinstance(v, (list, tuple)) and all(isinstance(e, Tensor) for e in v),
+    "int": lambda v: isinstance(v, Integral) and not isinstance(v, bool),
+    "int[]": lambda v: (isinstance(v, Integral) and not isinstance(v, bool)) or (
+        isinstance(v, (list, tuple)) and all(isinstance(e, Integral) for e in v)),
+    "Scalar": lambda v: isinstance(v, (Number, np.number, np.bool_)) and not isinstance(v, complex),
+    "float": lambda v: isinstance(v, Real) and not isinstance(v, bool),
+    "bool": lambda v: isinstance(v, (bool, np.bool_)),
+    "ScalarType": lambda v: isinstance(v, dtype) or v in FROM_PYTHON,
+    "Device": lambda v: isinstance(v, (str, device)),
+    "str": lambda v: isinstance(v, str),
+}
+
+
+def _fits(kind, v):
+    if kind.endswith("?"):
+        return v is None or _KIND_CHECKS[kind[:-1]](v)
+    return _KIND_CHECKS[kind](v)
+
+
+def _binds(spec, args, kwargs):
+    pos = [s for s in spec if not s[3]]
+    names = {s[0] for s in spec}
+    if any(k not in names for k in kwargs):
+        return False
+    va = next((s for s in spec if s[4]), None)
+    if va is not None and len(args) > len(pos):
+        return all(_fits("int", a) for a in args[len(pos) - 1:])
+    if len(args) > len(pos):
+        return False
+    for i, (name, kind, has_default, kwonly, _) in enumerate(spec):
+        if not kwonly and i < len(args):
+            if name in kwargs or not _fits(kind, args[i]):
+                return False
+        elif name in kwargs:
+            if not _fits(kind, kwargs[name]):
+                return False
+        elif not has_default:
+            return False
+    return True
+
+
+def _resolve_overload(name, overloads, args, kwargs):
+    for fn, spec in overloads:
+        if _binds(spec, args, kwargs):
+            return fn, args
+    got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+    want = "\n".join(" * (" + ", ".join(f"{k} {n}" for n, k, *_ in spec) + ")" for _, spec in overloads)
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                    f"but expected one of:\n{want}")

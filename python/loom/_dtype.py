@@ -1,0 +1,79 @@
+"""dtype and device objects, and their mapping to C codes and NumPy."""
+import numpy as np
+
+
+class dtype:
+    __slots__ = ("name", "code", "itemsize", "is_floating_point", "is_signed", "numpy")
+
+    def __init__(self, name, code, np_type):
+        self.name, self.code, self.numpy = name, code, np.dtype(np_type)
+        self.itemsize = self.numpy.itemsize
+        self.is_floating_point = self.numpy.kind == "f"
+        self.is_signed = self.numpy.kind in "if"
+
+    def __repr__(self):
+        return f"loom.{self.name}"
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+
+bool_ = dtype("bool", 0, np.bool_)
+uint8 = dtype("uint8", 1, np.uint8)
+int32 = dtype("int32", 2, np.int32)
+int64 = dtype("int64", 3, np.int64)
+float32 = dtype("float32", 4, np.float32)
+float64 = dtype("float64", 5, np.float64)
+
+BY_CODE = (bool_, uint8, int32, int64, float32, float64)
+FROM_NUMPY = {d.numpy: d for d in BY_CODE}
+# Python types as dtypes, as torch.zeros(2, dtype=float) allows
+FROM_PYTHON = {bool: bool_, int: int64, float: float64}
+
+
+def _by_name(name):
+    return next(d for d in BY_CODE if d.name == name)
+
+
+def from_numpy_dtype(npdt):
+    d = FROM_NUMPY.get(np.dtype(npdt))
+    if d is None:
+        names = ", ".join(x.name for x in BY_CODE)
+        raise TypeError(f"loom has no dtype for NumPy's {np.dtype(npdt)} (supported: {names})")
+    return d
+
+
+class device:
+    __slots__ = ("type", "index", "code")
+
+    def __init__(self, spec, index=None):
+        if isinstance(spec, device):
+            spec, index = spec.type, spec.index
+        if not isinstance(spec, str):
+            raise TypeError(f"device() expects a string like 'cpu' or 'cuda:0', not {type(spec).__name__}")
+        kind, _, idx = spec.partition(":")
+        if kind not in ("cpu", "cuda"):
+            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {spec}")
+        if idx:
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{spec}'")
+            index = int(idx)
+        self.type, self.index, self.code = kind, index, 0 if kind == "cpu" else 1
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index or 0) == (other.type, other.index or 0)
+
+    def __hash__(self):
+        return hash((self.type, self.index or 0))
+
+    def __repr__(self):
+        return f"device(type='{self.type}'" + (f", index={self.index})" if self.index is not None else ")")
+
+    def __str__(self):
+        return self.type + (f":{self.index}" if self.index is not None else "")
+
+
+CPU = device("cpu")
+DEVICES = (CPU, device("cuda", 0))

@@ -1,0 +1,101 @@
+"""Building tensors from Python data and NumPy arrays (zero-copy where asked)."""
+import itertools
+
+import numpy as np
+
+from ._C import ffi, lib
+from ._dtype import FROM_PYTHON, dtype as _dtype_cls, from_numpy_dtype
+from ._errors import raise_error
+from ._tensor import Tensor
+
+# Arrays lent to C storages, by key; the storage's deleter drops the entry.
+_lent = {}
+_keys = itertools.count(1)
+
+
+@ffi.def_extern()
+def lm_py_release(ctx):
+    _lent.pop(int(ffi.cast("intptr_t", ctx)), None)
+
+
+def from_numpy(a):
+    """A tensor sharing `a`'s memory: writes through either are seen by both."""
+    from ._args import _new
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"from_numpy(): expected np.ndarray (got {type(a).__name__})")
+    if not a.dtype.isnative:
+        raise TypeError("from_numpy(): arrays in non-native byte order are not supported")
+    dt = from_numpy_dtype(a.dtype)
+    if not a.flags.writeable:
+        # read-only memory (np.frombuffer of bytes, say) would crash on an in-place op: copy it
+        a = a.copy()
+    item = a.itemsize
+    if any(s < 0 for s in a.strides):
+        raise ValueError("from_numpy(): at least one stride in the given numpy array is negative; "
+                         "use array.copy() first")
+    if any(s % item for s in a.strides):
+        raise ValueError("from_numpy(): strides that are not a multiple of the element size are not supported")
+    key = next(_keys)
+    _lent[key] = a
+    ptr = ffi.cast("void *", a.__array_interface__["data"][0])
+    h = lib.lm_from_blob(ptr, a.ndim, list(a.shape), [s // item for s in a.strides], dt.code,
+                         lib.lm_py_release, ffi.cast("void *", key))
+    if not h:
+        _lent.pop(key, None)
+        raise_error("from_numpy")
+    return _new(h)
+
+
+def _resolve_dtype(dtype):
+    if dtype is None or isinstance(dtype, _dtype_cls):
+        return dtype
+    if dtype in FROM_PYTHON:
+        return FROM_PYTHON[dtype]
+    raise TypeError(f"tensor(): argument 'dtype' must be loom.dtype, not {type(dtype).__name__}")
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """A new tensor holding a copy of `data` (nested lists, numbers, arrays, tensors)."""
+    dtype = _resolve_dtype(dtype)
+    if isinstance(data, Tensor):
+        out = data.to(dtype or data.dtype, copy=True)
+    else:
+        if isinstance(data, np.ndarray):
+            arr = data
+        else:
+            try:
+                arr = np.asarray(data)
+            except ValueError as e:
+                raise ValueError(f"tensor(): could not build a tensor from this data ({e})") from None
+            if arr.dtype == np.float64 and not isinstance(data, np.generic):
+                arr = arr.astype(np.float32)   # Python floats become the default float dtype
+        if arr.dtype == object or arr.dtype.kind not in "biuf":
+            raise TypeError(f"tensor(): could not infer a dtype for data of type {type(data).__name__}")
+        target = dtype.numpy if dtype is not None else from_numpy_dtype(arr.dtype).numpy
+        out = from_numpy(np.array(arr, dtype=target, copy=True, order="C"))
+    if device is not None:
+        out = out.to(device)
+    if requires_grad:
+        if not hasattr(out, "requires_grad_"):
+            raise NotImplementedError("tensor(): requires_grad=True needs autograd, which loom does not have yet")
+        out.requires_grad_(True)
+    return out
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like tensor(), but shares memory with a NumPy array or Tensor when it can."""
+    dtype = _resolve_dtype(dtype)
+    if isinstance(data, Tensor):
+        return data if dtype is None or dtype is data.dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or dtype.numpy == data.dtype):
+        try:
+            return from_numpy(data)
+        except (TypeError, ValueError):
+            pass
+    return tensor(data, dtype=dtype, device=device)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+

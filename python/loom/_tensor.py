@@ -1,0 +1,220 @@
+"""The Tensor class: a handle to a C tensor plus Python conveniences.
+
+Operators and most methods are attached by the generated `_ops` module."""
+import numpy as np
+
+from ._C import ffi, lib
+from ._dtype import BY_CODE, DEVICES
+from ._errors import raise_error
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints, as torch.Size."""
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __repr__(self):
+        return f"loom.Size({list(self)})"
+
+
+class Tensor:
+    __slots__ = ("_h", "__weakref__")
+    __array_priority__ = 1000   # ndarray + Tensor defers to Tensor.__radd__
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("create tensors with loom.tensor(data), loom.zeros(shape), loom.from_numpy(a), ...")
+
+    # The C reference is dropped here rather than through ffi.gc, which costs
+    # ~300 ns per tensor; default arguments survive interpreter teardown.
+    def __del__(self, _release=lib.lm_release):
+        try:
+            _release(self._h)
+        except AttributeError:   # never got a handle (construction failed)
+            pass
+
+    # ---- metadata, read straight from the C struct ----
+    @property
+    def shape(self):
+        h = self._h
+        return Size(ffi.unpack(h.shape, h.ndim))
+
+    def size(self, dim=None):
+        shape = self.shape
+        return shape if dim is None else shape[_wrap(dim, len(shape))]
+
+    def stride(self, dim=None):
+        h = self._h
+        st = tuple(ffi.unpack(h.strides, h.ndim))
+        return st if dim is None else st[_wrap(dim, len(st))]
+
+    @property
+    def dtype(self):
+        return BY_CODE[self._h.dtype]
+
+    @property
+    def device(self):
+        return DEVICES[self._h.device]
+
+    @property
+    def ndim(self):
+        return self._h.ndim
+
+    def dim(self):
+        return self._h.ndim
+
+    def numel(self):
+        return lib.lm_numel(self._h)
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.dtype.itemsize
+
+    def is_contiguous(self):
+        return bool(lib.lm_is_contiguous(self._h))
+
+    def data_ptr(self):
+        return int(ffi.cast("uintptr_t", lib.lm_data_ptr(self._h)))
+
+    def storage_offset(self):
+        return self._h.offset
+
+    @property
+    def is_cuda(self):
+        return self._h.device == 1
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    # ---- Python values ----
+    def item(self):
+        s = ffi.new("lm_scalar *")
+        if lib.lm_item(self._h, s):
+            raise_error("item")
+        return bool(s.i) if s.kind == 0 else s.i if s.kind == 1 else s.d
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {self.numel()} values is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.dtype.name == "bool" or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return self.item()
+
+    def __len__(self):
+        if self._h.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._h.shape[0]
+
+    def __iter__(self):
+        if self._h.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._h.shape[0]))
+
+    __hash__ = object.__hash__
+
+    # ---- NumPy: zero-copy both ways ----
+    @property
+    def __array_interface__(self):
+        h = self._h
+        if h.device != 0:
+            raise TypeError("can't convert a cuda tensor to numpy; use .cpu() first")
+        item = self.dtype.itemsize
+        return {
+            "version": 3,
+            "shape": tuple(ffi.unpack(h.shape, h.ndim)),
+            "typestr": self.dtype.numpy.str,
+            "data": (int(ffi.cast("uintptr_t", lib.lm_data_ptr(h))), False),
+            "strides": tuple(s * item for s in ffi.unpack(h.strides, h.ndim)),
+        }
+
+    def numpy(self):
+        """A NumPy array sharing this tensor's memory."""
+        return np.asarray(self)
+
+    def __repr__(self):
+        a = self.numpy()
+        body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
+                               formatter={"bool": lambda b: "True" if b else "False"})
+        extra = "" if self.dtype.name in ("float32", "int64", "bool") else f", dtype=loom.{self.dtype.name}"
+        if a.size == 0:
+            extra = f", size={tuple(a.shape)}" + (extra if extra else "")
+        return f"tensor({body}{extra})"
+
+    # ---- conveniences over generated ops ----
+    def float(self):
+        return self.to(BY_CODE[4])
+
+    def double(self):
+        return self.to(BY_CODE[5])
+
+    def long(self):
+        return self.to(BY_CODE[3])
+
+    def int(self):
+        return self.to(BY_CODE[2])
+
+    def bool(self):
+        return self.to(BY_CODE[0])
+
+    def byte(self):
+        return self.to(BY_CODE[1])
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def cpu(self):
+        return self
+
+    def cuda(self):
+        return self.to("cuda")
+
+    @property
+    def T(self):
+        return self.permute(tuple(range(self._h.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
+    def __getitem__(self, key):
+        from ._indexing import getitem
+        return getitem(self, key)
+
+    def __setitem__(self, key, value):
+        from ._indexing import setitem
+        setitem(self, key, value)
+
+    def __reduce__(self):
+        from ._numpy import tensor
+        return (tensor, (self.numpy().copy(),))
+
+
+def _wrap(dim, n):
+    if not -max(n, 1) <= dim < max(n, 1):
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(n, 1)}, {max(n, 1) - 1}], "
+                         f"but got {dim})")
+    return dim % max(n, 1)
