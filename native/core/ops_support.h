@@ -32,6 +32,9 @@ typedef enum {
 
 typedef void (*lm_fill_fn)(char *p, int64_t n);
 
+/* ctx of a rows loop: `rows` input rows, `stride` bytes apart, fold into op 0 */
+typedef struct { int64_t rows, stride; } lm_rows;
+
 typedef struct {
     const char *name;
     lm_reduce_rule rule;
@@ -39,6 +42,7 @@ typedef struct {
     bool needs_nonempty;               /* no identity: empty reductions are an error */
     lm_loop_fn loops[LM_NUM_DTYPES];   /* op 0: accumulator (stride 0 = reduce into one) */
     lm_fill_fn identity[LM_NUM_DTYPES];
+    lm_loop_fn rows[LM_NUM_DTYPES];    /* contiguous rows into a contiguous accumulator */
 } lm_reduce_spec;
 
 /* dims == NULL or ndims < 0: reduce over all dims. dtype < 0: by rule. */

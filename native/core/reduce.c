@@ -80,6 +80,19 @@ static void run(const lm_reduce_spec *spec, lm_tensor *res, lm_tensor *x, const 
     lm_iter it;
     if (lm_iter_init(&it, 2, ops, x->ndim, x->shape)) return;
     lm_iter_order_by(&it, 1);
+    int64_t item = (int64_t)lm_itemsize(res->dtype);
+    if (it.ndim >= 2 && it.strides[0][0] == item && it.strides[0][1] == item && it.strides[1][0] == 0) {
+        /* kept contiguous inner dim, reduced dim above it: fold whole rows per call */
+        lm_rows rows = {it.shape[1], it.strides[1][1]};
+        lm_iter folded = it;
+        for (int d = 1; d + 1 < it.ndim; d++) {
+            folded.shape[d] = it.shape[d + 1];
+            memcpy(folded.strides[d], it.strides[d + 1], sizeof it.strides[d]);
+        }
+        folded.ndim--;
+        lm_iter_run_parallel(&folded, spec->rows[res->dtype], &rows, 0);
+        return;
+    }
     if (!lm_should_parallelize(it.numel) || it.ndim == 0) { lm_iter_run(&it, spec->loops[res->dtype], NULL); return; }
     int kept = -1, all = 0;
     for (int d = 0; d < it.ndim; d++) {
