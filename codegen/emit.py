@@ -74,12 +74,27 @@ def render(model, native):
     return files
 
 
+# cffi wraps each call in Py_BEGIN/END_ALLOW_THREADS; for a 1-element add that
+# costs more than the add. loom keeps the GIL and lets it go itself around big
+# work (lm_gil_release in native/core), through the hooks installed here.
+FFI_PREAMBLE = """#include "loom.h"
+#include "loom_ops.h"
+#undef Py_BEGIN_ALLOW_THREADS
+#undef Py_END_ALLOW_THREADS
+#define Py_BEGIN_ALLOW_THREADS {
+#define Py_END_ALLOW_THREADS }
+static void *lm_py_save_thread(void) { return (void *)PyEval_SaveThread(); }
+static void lm_py_restore_thread(void *s) { PyEval_RestoreThread((PyThreadState *)s); }
+void lm_install_gil_hooks(void) { lm_set_gil_hooks(lm_py_save_thread, lm_py_restore_thread); }
+"""
+
+
 def ffi_source(cdef_text):
     """The cffi API-mode module source, from the same cdef the C header came from."""
     import cffi
     ffi = cffi.FFI()
     ffi.cdef(re.sub(r"/\*.*?\*/", "", cdef_text, flags=re.S))
-    ffi.set_source("loom._C", '#include "loom.h"\n#include "loom_ops.h"\n')
+    ffi.set_source("loom._C", FFI_PREAMBLE)
     import contextlib
     import io
     buf = io.StringIO()

@@ -1,5 +1,5 @@
-/* Thread-local error state: C code sets it and returns NULL/-1; the Python
- * side reads it once and raises the matching exception. */
+/* Thread-local error state (C code sets it and returns NULL/-1; the Python
+ * side reads it once and raises the matching exception), and the GIL hooks. */
 #include <stdarg.h>
 #include <stdio.h>
 #include "loom.h"
@@ -21,3 +21,13 @@ int lm_set_error(int code, const char *fmt, ...) {
 int lm_error_code(void) { return err_code; }
 const char *lm_error_message(void) { return err_msg; }
 void lm_clear_error(void) { err_code = LM_OK; err_msg[0] = 0; }
+
+static void *(*gil_release)(void);
+static void (*gil_reacquire)(void *);
+
+void lm_set_gil_hooks(void *(*release)(void), void (*reacquire)(void *)) {
+    gil_release = release;
+    gil_reacquire = reacquire;
+}
+void *lm_gil_release(void) { return gil_release ? gil_release() : NULL; }
+void lm_gil_reacquire(void *state) { if (gil_reacquire && state) gil_reacquire(state); }

@@ -159,6 +159,7 @@ void lm_iter_run_parallel(const lm_iter *it, lm_loop_fn fn, const void *ctx, int
         int64_t len = it->shape[dim];
         if (len >= 2) {
             if (nt > len) nt = (int)len;
+            void *gil = lm_gil_release();
             #pragma omp parallel num_threads(nt)
             {
                 int t = omp_get_thread_num(), n = omp_get_num_threads();
@@ -169,6 +170,7 @@ void lm_iter_run_parallel(const lm_iter *it, lm_loop_fn fn, const void *ctx, int
                     lm_iter_run(&sub, fn, ctx);
                 }
             }
+            lm_gil_reacquire(gil);
             return;
         }
     }

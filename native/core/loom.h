@@ -85,6 +85,7 @@ void lm_set_parallel_threshold(int64_t n);
 int64_t lm_get_parallel_threshold(void);
 void lm_allocator_trim(void);
 int64_t lm_allocator_cached_bytes(void);
+void lm_install_gil_hooks(void);   /* defined by the cffi module */
 /* cdef-end */
 
 #define LM_FLAG_WRAPPED_NUMBER 1   /* a Python scalar: weak in type promotion */
@@ -96,6 +97,12 @@ const char *lm_dtype_name(int dtype);
 size_t lm_itemsize(int dtype);
 bool lm_is_floating(int dtype);
 bool lm_is_integral(int dtype, bool include_bool);
+
+/* Python calls into loom holding the GIL (releasing it costs more than a
+ * small op). Big work lets other Python threads run between these two. */
+void lm_set_gil_hooks(void *(*release)(void), void (*reacquire)(void *));
+void *lm_gil_release(void);
+void lm_gil_reacquire(void *state);
 
 void *lm_alloc(size_t nbytes);
 void lm_free(void *p, size_t nbytes);

@@ -40,6 +40,7 @@ static void run_private(const lm_iter *it, const lm_reduce_spec *spec, lm_tensor
     char *priv = malloc(nbytes * (size_t)nt);
     if (!priv) { lm_iter_run(it, spec->loops[res->dtype], NULL); return; }
     int64_t len = it->shape[dim];
+    void *gil = lm_gil_release();
     #pragma omp parallel num_threads(nt)
     {
         int t = omp_get_thread_num(), n = omp_get_num_threads();
@@ -53,6 +54,7 @@ static void run_private(const lm_iter *it, const lm_reduce_spec *spec, lm_tensor
             lm_iter_run(&sub, spec->loops[res->dtype], NULL);
         }
     }
+    lm_gil_reacquire(gil);
     int64_t st[2] = {(int64_t)lm_itemsize(res->dtype), (int64_t)lm_itemsize(res->dtype)};
     for (int t = 0; t < nt; t++) {
         char *d[2] = {base, priv + nbytes * (size_t)t};

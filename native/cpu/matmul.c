@@ -3,6 +3,7 @@
 #include <string.h>
 #include "loom.h"
 #include "loom_ops.h"
+#include "iter.h"
 
 #ifdef LM_HAVE_BLAS
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
@@ -92,6 +93,7 @@ static lm_tensor *batched(lm_tensor *a, lm_tensor *b) {
     int64_t batches = 1, item = (int64_t)lm_itemsize(a->dtype);
     for (int d = 0; d < nbatch; d++) batches *= bshape[d];
     int64_t idx[LM_MAX_DIMS] = {0};
+    void *gil = lm_should_parallelize(batches * M * N * K / 16) ? lm_gil_release() : NULL;
     for (int64_t bi = 0; bi < batches; bi++) {
         int64_t offa = 0, offb = 0;
         for (int d = 0; d < nbatch; d++) {
@@ -104,6 +106,7 @@ static lm_tensor *batched(lm_tensor *a, lm_tensor *b) {
         gemm(a->dtype, M, N, K, ma, mb, lm_bytes(out) + bi * M * N * item);
         for (int d = nbatch - 1; d >= 0; d--) { if (++idx[d] < bshape[d]) break; idx[d] = 0; }
     }
+    lm_gil_reacquire(gil);
     return out;
 }
 

@@ -2,6 +2,7 @@
 import scipy_openblas32 as _openblas  # noqa: F401  (loads libscipy_openblas before _C needs it)
 
 from ._C import lib as _lib
+_lib.lm_install_gil_hooks()
 from ._dtype import bool_, uint8, int32, int64, float32, float64, dtype, device
 from ._tensor import Tensor, Size
 from ._numpy import tensor, as_tensor, from_numpy, is_tensor
