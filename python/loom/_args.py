@@ -87,6 +87,15 @@ def _tensor_arg(x, op, name):
     return h
 
 
+def _composite_tensor_arg(x, op, name):
+    """A composite op's Tensor argument: Python numbers become 0-d tensors."""
+    h = _tensor_arg(x, op, name)
+    if isinstance(x, Tensor):
+        return x
+    lib.lm_retain(h)
+    return _new(h)
+
+
 def _tensor_list(xs, op, name):
     if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)):
         _type_error(op, name, "a tuple or list of Tensors", xs)
