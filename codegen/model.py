@@ -25,7 +25,7 @@ KINDS = ("pointwise", "reduction", "kernel", "composite")
 VARIANTS = ("function", "method", "inplace", "out")
 PROMOTE = ("default", "float", "bool_out")
 REDUCE_RULES = ("sum", "keep", "bool", "float")
-TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "dtypes", "skip", "grad", "nondeterministic")
+TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "skip", "nondeterministic", "layouts")
 KEYS = ("func", "variants", "doc", "dtypes", "promote", "reduce", "mean", "operators", "test") + KINDS
 CTX_TYPES = ("Scalar", "float", "int", "bool")
 

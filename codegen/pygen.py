@@ -23,8 +23,8 @@ def signature(op, method_self_first=False, with_out=True):
         args.sort(key=lambda a: a.name != "self")
     parts, star = [], False
     for a in args:
-        if a is va:
-            parts.append(f"*{a.name}")
+        if a is va:   # zeros(2, 3), zeros((2, 3)) and zeros(size=(2, 3)) all work
+            parts += [f"*_{a.name}", f"{a.name}=None"]
             star = True
             continue
         if a.kwonly and not star:
@@ -55,7 +55,7 @@ def convert(op, where):
             cargs.append(f"{n}_h")
         elif t.base == "int" and t.is_list:
             if a is va:
-                stmts.append(f"if len({n}) == 1 and not isinstance({n}[0], _Integral): {n} = {n}[0]")
+                stmts.append(f"{n} = _varargs(_{n}, {n}, {name}, {q})")
             fn = "_int_list_opt" if t.optional else "_int_list"
             stmts.append(f"{n}_p, {n}_n = {fn}({n}, {name}, {q})")
             cargs += [f"{n}_p", f"{n}_n"]
@@ -116,7 +116,7 @@ def stub_signature(op, skip_self=False, with_out=True):
     args = [a for a in op.schema.args if not (skip_self and a.name == "self")]
     for a in args:
         if a is va:
-            parts.append(f"*{a.name}: _int | Sequence[_int]")
+            parts += [f"*_{a.name}: _int | Sequence[_int]", f"{a.name}: Sequence[_int] | None = ..."]
             star = True
             continue
         if a.kwonly and not star:
@@ -165,7 +165,7 @@ def call_through(op):
     parts = []
     for a in op.schema.args:
         if a is va:
-            parts.append(f"*{a.name}")
+            parts.append(f"{a.name}={a.name}")
         elif a.kwonly:
             parts.append(f"{a.name}={a.name}")
         else:

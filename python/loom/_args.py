@@ -77,6 +77,11 @@ def _tensor_arg_or_none(x):
         return x._h
     if isinstance(x, (Number, np.bool_, np.number)) and not isinstance(x, complex):
         return _wrap_number(x)
+    if isinstance(x, np.ndarray):   # ndarray + Tensor lands in Tensor.__radd__ (__array_priority__)
+        from ._numpy import as_tensor
+        t = as_tensor(x)
+        lib.lm_retain(t._h)   # before `t` dies and drops its own reference
+        return ffi.gc(t._h, lib.lm_release)   # owned by the caller's local for the call
     return None
 
 
@@ -117,6 +122,17 @@ def _int(x, op, name):
         return operator.index(x)
     except TypeError:
         _type_error(op, name, "int", x)
+
+
+def _varargs(args, kw, op, name):
+    """An int[] given as varargs (view(2, 3)), one sequence (view((2, 3))) or by keyword."""
+    if kw is not None:
+        if args:
+            raise TypeError(f"{op}(): argument '{name}' given both positionally and by keyword")
+        return kw
+    if len(args) == 1 and not isinstance(args[0], Integral):
+        return args[0]
+    return args
 
 
 def _int_opt(x, op, name):

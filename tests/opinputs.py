@@ -1,0 +1,98 @@
+"""Inputs for the generated op tests, built from each op's schema and test hints."""
+import numpy as np
+
+import loom
+from codegen.model import load
+
+from conftest import ROOT
+
+MODEL = load(ROOT / "ops.yaml", ROOT / "native")
+LAYOUTS = ("contiguous", "transposed", "broadcast", "zerodim", "empty")
+TOL = {"float32": dict(rtol=2e-5, atol=1e-5), "float64": dict(rtol=1e-10, atol=1e-12)}
+
+
+def values(shape, dtype, domain, rng):
+    """Random data of a NumPy dtype name, respecting the op's input domain."""
+    if dtype == "bool":
+        return np.asarray(rng.random(shape) < (1.0 if domain in ("positive", "nonzero") else 0.5))
+    if dtype in ("uint8", "int32", "int64"):
+        lo = 1 if domain in ("positive", "nonzero") else (0 if dtype == "uint8" else -5)
+        v = rng.integers(lo, 6, size=shape)
+        if domain == "nonzero" and dtype != "uint8":
+            v = v * rng.choice([-1, 1], size=shape)
+        return np.asarray(v).astype(dtype)
+    if domain == "positive":
+        v = rng.uniform(0.5, 2.0, shape)
+    elif domain == "nonzero":
+        v = rng.uniform(0.5, 2.0, shape) * rng.choice([-1, 1], size=shape)
+    elif domain == "unit":
+        v = rng.uniform(-0.9, 0.9, shape)
+    else:
+        v = rng.standard_normal(shape) * 2
+    return np.asarray(v).astype(dtype)
+
+
+def shapes_for(op, layout):
+    """(shape per tensor input, whether to transpose it)."""
+    fixed = op.test.get("inputs", {})
+    ins = [a.name for a in op.inputs if not a.type.is_list]
+    out = {}
+    for i, name in enumerate(ins):
+        if isinstance(fixed.get(name), list):
+            shape = tuple(fixed[name])
+            if layout in ("broadcast", "zerodim", "empty"):
+                return None   # explicit shapes (matmul, ...) only in the dense layouts
+            out[name] = (shape, layout == "transposed" and len(shape) >= 2)
+            continue
+        shape = {"contiguous": (3, 4), "transposed": (3, 4), "broadcast": (3, 4) if i == 0 else (1, 4),
+                 "zerodim": (), "empty": (0, 4)}[layout]
+        out[name] = (shape, layout == "transposed")
+    return out
+
+
+def make_inputs(op, dtype, layout, seed=0):
+    """(numpy args, loom args) for one case, or None when the layout does not apply."""
+    rng = np.random.default_rng(seed)
+    shapes = shapes_for(op, layout)
+    if shapes is None:
+        return None
+    domain = op.test.get("domain")
+    kinds = op.test.get("inputs", {})
+    np_args, lm_args = {}, {}
+    for a in op.schema.args:
+        if a.type.base == "Tensor" and a.type.is_list:
+            arrs = [values((2, 3), dtype, domain, rng) for _ in range(2)]
+            np_args[a.name], lm_args[a.name] = arrs, [loom.tensor(x) for x in arrs]
+        elif a.type.base == "Tensor":
+            shape, transpose = shapes[a.name]
+            dt = "bool" if kinds.get(a.name) == "bool" else dtype
+            if transpose:
+                arr = values(shape[::-1], dt, domain, rng).T
+            else:
+                arr = values(shape, dt, domain, rng)
+            t = loom.from_numpy(np.ascontiguousarray(arr.T)).T if transpose else loom.tensor(arr)
+            np_args[a.name], lm_args[a.name] = arr, t
+        elif a.name in op.test.get("kwargs", {}):
+            v = op.test["kwargs"][a.name]
+            np_args[a.name] = lm_args[a.name] = v
+        elif a.type.base == "ScalarType" and not a.type.optional:
+            np_args[a.name], lm_args[a.name] = np.dtype("float64"), loom.float64
+        elif a.name == "dims" and a.type.is_list:
+            nd = np_args["self"].ndim
+            np_args[a.name] = lm_args[a.name] = list(range(nd))[::-1]
+        elif a.name == "size" and a.type.is_list and "self" in np_args:
+            np_args[a.name] = lm_args[a.name] = [2] + list(np_args["self"].shape)
+        elif a.has_default:
+            np_args[a.name] = lm_args[a.name] = a.default
+        else:
+            return None
+    return np_args, lm_args
+
+
+def expected_dtype(op, in_dtype):
+    if op.kind == "pointwise":
+        return "bool" if op.promote == "bool_out" else in_dtype
+    if op.kind == "reduction":
+        return {"sum": in_dtype if in_dtype.startswith("float") else "int64", "keep": in_dtype,
+                "bool": "bool", "float": in_dtype}[op.reduce]
+    return None
