@@ -139,7 +139,7 @@ def _check_kind(op, err):
         for a in s.args:
             if a.type.base == "Tensor" and (a.type.optional or a.type.is_list):
                 err(f"pointwise inputs are plain Tensors, not '{a.type}' ('{a.name}')")
-            if a.type.base != "Tensor" and a.type.base not in CTX_TYPES:
+            if a.type.base != "Tensor" and (a.type.base not in CTX_TYPES or a.type.is_list):
                 err(f"pointwise ops take Tensors and {', '.join(CTX_TYPES)} only ('{a.name}' is '{a.type}')")
         if not op.inputs:
             err("a pointwise op needs at least one Tensor input")

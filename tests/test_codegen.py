@@ -1,0 +1,120 @@
+"""The generator: malformed YAML fails with `ops.yaml:LINE: message`, output is deterministic."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from codegen import emit, model
+from codegen.errors import SpecError
+from conftest import ROOT
+
+GOOD = """\
+- func: neg(Tensor self) -> Tensor
+  variants: function, method
+  pointwise: neg
+"""
+
+# (name, yaml text, line of the error, message pattern)
+BAD = [
+    ("unknown key", GOOD + "  colour: red\n", 4, r"unknown key 'colour'"),
+    ("misspelled key", GOOD + "  varients: function\n", 4, r"unknown key 'varients' \(did you mean 'variants'\?\)"),
+    ("bad type", "- func: neg(Tensr self) -> Tensor\n  pointwise: neg\n", 1, r"unknown type 'Tensr'"),
+    ("unparseable func", "- func: neg Tensor self -> Tensor\n  pointwise: neg\n", 1, r"expected 'name\[.overload\]"),
+    ("duplicate overload", GOOD + GOOD, 4, r"duplicate op 'neg' \(first declared on line 1\)"),
+    ("unknown pointwise kernel", "- func: neg(Tensor self) -> Tensor\n  pointwise: negg\n", 2,
+     r"unknown pointwise kernel 'negg' \(did you mean 'neg'\?\)"),
+    ("unknown reduction kernel", "- func: total(Tensor self) -> Tensor\n  reduction: summ\n", 2,
+     r"unknown reduction kernel 'summ' \(did you mean 'sum'\?\)"),
+    ("unknown custom kernel", "\n- func: mm(Tensor self, Tensor mat2) -> Tensor\n  kernel: mmm\n", 3,
+     r"unknown kernel 'mmm' \(did you mean 'mm'\?\): expected a function lm_cpu_mmm"),
+    ("method without self", "- func: neg(Tensor x) -> Tensor\n  variants: method\n  pointwise: neg\n", 1,
+     r"method and inplace variants need 'Tensor self'"),
+    ("inplace on a tuple", "- func: max.dim(Tensor self, int dim) -> (Tensor values, Tensor indices)\n"
+     "  variants: function, inplace\n  kernel: max_dim\n", 1, r"inplace variant needs an op returning one new Tensor"),
+    ("unknown variant", "- func: neg(Tensor self) -> Tensor\n  variants: function, methd\n  pointwise: neg\n", 2,
+     r"unknown variant 'methd' \(did you mean 'method'\?\)"),
+    ("unknown dtype set", GOOD + "  dtypes: floats\n", 4, r"unknown dtype set 'floats'"),
+    ("unknown dtype", GOOD + "  dtypes: [float32, float16]\n", 4, r"unknown dtype 'float16'"),
+    ("operator needs inplace", GOOD + "  operators: [__iadd__]\n", 1, r"operator __iadd__ needs the inplace variant"),
+    ("default does not fit", "- func: neg(Tensor self, int k=1.5) -> Tensor\n  kernel: view\n", 1,
+     r"default 1.5 does not fit type 'int'"),
+    ("None default needs optional", "- func: neg(Tensor self, int k=None) -> Tensor\n  kernel: view\n", 1,
+     r"default None needs an optional type"),
+    ("invalid YAML", "- func: neg(Tensor self) -> Tensor\n  pointwise: [neg\n", 3, r"invalid YAML"),
+    ("not a list", "func: neg(Tensor self) -> Tensor\n", 1, r"must be a list of op entries"),
+    ("missing func", "- pointwise: neg\n  variants: function\n", 1, r"missing 'func'"),
+    ("two kernel kinds", GOOD + "  kernel: view\n", 1, r"exactly one of pointwise, reduction, kernel, composite"),
+    ("promote outside pointwise", "- func: v(Tensor self) -> Tensor\n  kernel: view\n  promote: float\n", 3,
+     r"'promote' is for pointwise ops"),
+    ("duplicate key", GOOD + "  pointwise: neg\n", 4, r"duplicate key 'pointwise'"),
+    ("pointwise with int[]", "- func: neg(Tensor self, int[] d) -> Tensor\n  pointwise: neg\n", 1,
+     r"pointwise ops take Tensors and Scalar, float, int, bool only"),
+    ("unknown test hint", GOOD + "  test: {reff: x}\n", 4, r"unknown test key 'reff' \(did you mean 'ref'\?\)"),
+]
+
+
+@pytest.mark.parametrize("name,text,line,pattern", BAD, ids=[b[0] for b in BAD])
+def test_malformed_yaml_names_file_and_line(tmp_path, name, text, line, pattern):
+    path = tmp_path / "ops.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecError) as err:
+        model.load(path, ROOT / "native")
+    assert str(err.value).startswith(f"ops.yaml:{line}: ") or str(err.value).startswith(f"{path}:{line}: "), str(err.value)
+    assert err.match(pattern)
+
+
+def test_cli_reports_without_traceback(tmp_path):
+    path = tmp_path / "ops.yaml"
+    path.write_text(GOOD + "  colour: red\n")
+    r = subprocess.run([sys.executable, "-m", "codegen", "--check", "--ops", str(path), "--native", str(ROOT / "native")],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 1
+    assert r.stderr.strip() == "error: ops.yaml:4: unknown key 'colour'"
+    assert "Traceback" not in r.stderr
+
+
+def test_check_passes_on_the_real_yaml():
+    r = subprocess.run([sys.executable, "-m", "codegen", "--check"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert "ops OK" in r.stdout
+
+
+def test_generation_is_deterministic():
+    m = model.load(ROOT / "ops.yaml", ROOT / "native")
+    first, second = emit.render(m, ROOT / "native"), emit.render(m, ROOT / "native")
+    assert first == second
+    assert set(first) == set(emit.OUTPUTS) - {emit.FFI_OUTPUT}
+    assert emit.ffi_source(first["cdef.h"]) == emit.ffi_source(second["cdef.h"])
+
+
+def test_generated_files_carry_a_header(tmp_path):
+    m = model.load(ROOT / "ops.yaml", ROOT / "native")
+    for name, text in emit.render(m, ROOT / "native").items():
+        assert "generated from ops.yaml by codegen — do not edit" in text.splitlines()[0], name
+
+
+def test_write_if_changed_keeps_mtime(tmp_path):
+    f = tmp_path / "x.c"
+    assert emit.write_if_changed(f, "a")
+    before = f.stat().st_mtime_ns
+    assert not emit.write_if_changed(f, "a")
+    assert f.stat().st_mtime_ns == before
+
+
+def test_every_kernel_op_declares_its_kernel_prototype():
+    m = model.load(ROOT / "ops.yaml", ROOT / "native")
+    header = emit.render(m, ROOT / "native")["loom_ops.h"]
+    for op in m.ops:
+        if op.kind == "kernel":
+            assert f"lm_cpu_{op.kernel}(" in header
+
+
+def test_schema_grammar_round_trip():
+    from codegen.schema import Schema
+    s = Schema.parse("sum.dim(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
+    assert s.full_name == "sum.dim"
+    assert [a.name for a in s.args] == ["self", "dim", "keepdim", "dtype"]
+    assert str(s.args[1].type) == "int[1]?" and s.args[3].kwonly
+    s = Schema.parse("copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)")
+    assert s.args[0].type.mutable and s.returns[0].type.mutable

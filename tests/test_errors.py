@@ -1,0 +1,142 @@
+"""Bad input raises a clear exception naming the op, never a crash."""
+import numpy as np
+import pytest
+
+import loom
+from opinputs import MODEL
+
+BINARY_POINTWISE = [op for op in MODEL.ops if op.kind == "pointwise" and len(op.inputs) == 2
+                    and "function" in op.variants]
+_GROUPS = MODEL.by_name()
+TENSOR_FUNCS = [op for op in MODEL.ops if "function" in op.variants and op.inputs and len(_GROUPS[op.name]) == 1
+                and op.inputs[0].name == op.schema.args[0].name and not op.inputs[0].type.is_list]
+
+
+def _other_args(op):
+    """Valid values for every argument but the first."""
+    kw = {}
+    for a in op.schema.args[1:]:
+        if a.type.base == "Tensor":
+            kw[a.name] = loom.ones(2)
+        elif a.name in op.test.get("kwargs", {}):
+            kw[a.name] = op.test["kwargs"][a.name]
+        elif not a.has_default:
+            kw[a.name] = 0
+    return kw
+
+
+@pytest.mark.parametrize("op", BINARY_POINTWISE, ids=lambda op: op.name)
+def test_mismatched_shapes(op):
+    a, b = loom.ones(2, 3), loom.ones(4)
+    with pytest.raises(ValueError, match=rf"^{op.name}\(\): .*size of tensor a \(3\) must match"):
+        getattr(loom, op.name)(a, b)
+    with pytest.raises(RuntimeError):   # PyTorch users catch RuntimeError: loom's errors are both
+        getattr(loom, op.name)(a, b)
+
+
+@pytest.mark.parametrize("op", TENSOR_FUNCS, ids=lambda op: op.schema.full_name)
+def test_wrong_argument_type(op):
+    with pytest.raises(TypeError, match=rf"{op.name}.*'{op.inputs[0].name}'"):
+        getattr(loom, op.name)("not a tensor", **_other_args(op))
+
+
+UNSUPPORTED = [(op, dt) for op in MODEL.ops if op.kind in ("pointwise", "reduction") and op.promote != "float"
+               and op.reduce != "float" for dt in ("bool", "float64") if dt not in op.dtypes]
+
+
+@pytest.mark.parametrize("case", UNSUPPORTED, ids=lambda c: f"{c[0].name}-{c[1]}")
+def test_unsupported_dtype(case):
+    op, dt = case
+    x = loom.ones(3, dtype=getattr(loom, dt))
+    args = [x] * len(op.inputs)
+    with pytest.raises(TypeError, match=rf"^{op.name}\(\): not implemented for dtype {dt}"):
+        getattr(loom, op.name)(*args) if "function" in op.variants else getattr(x, op.name)(*args[1:])
+
+
+def test_mean_of_integers_needs_a_float_dtype():
+    with pytest.raises(TypeError, match="mean"):
+        loom.arange(4).mean()
+    assert loom.arange(4).mean(dtype=loom.float64).item() == 1.5
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.sum(2), lambda x: x.sum(-3), lambda x: x.transpose(0, 5), lambda x: x.unsqueeze(4),
+    lambda x: loom.argmax(x, 7), lambda x: x.squeeze(9), lambda x: loom.cat([x, x], 3)])
+def test_dim_out_of_range(call):
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        call(loom.ones(2, 3))
+
+
+@pytest.mark.parametrize("key", [5, -6, (0, 9), (slice(None), 3), (0, 0, 0)])
+def test_index_out_of_range(key):
+    with pytest.raises(IndexError):
+        loom.ones(5, 3)[key]
+
+
+def test_bad_views_and_shapes():
+    x = loom.ones(2, 3)
+    with pytest.raises(ValueError, match=r"view\(\): shape '\[4\]' is invalid for input of size 6"):
+        x.view(4)
+    with pytest.raises(RuntimeError, match=r"view\(\).*reshape"):
+        x.t().view(6)
+    with pytest.raises(ValueError, match="only one dimension can be inferred"):
+        x.reshape(-1, -1)
+    with pytest.raises(ValueError, match="expand"):
+        x.expand(4, 3)
+    with pytest.raises(ValueError, match="mm"):
+        loom.mm(x, x)
+    with pytest.raises(ValueError, match="negative dimension"):
+        loom.zeros(-1)
+    with pytest.raises(ValueError, match="at most 16 dimensions"):
+        loom.zeros([1] * 17)
+    with pytest.raises(MemoryError):
+        loom.empty(2 ** 40, 2 ** 20)
+
+
+def test_inplace_cast_and_out_shape_errors():
+    i = loom.arange(3)
+    with pytest.raises(TypeError, match=r"add_\(\): result type float32 can't be cast to the desired output type int64"):
+        i.add_(1.5)
+    with pytest.raises(ValueError, match=r"^add\(\): "):
+        loom.add(loom.ones(3), 1, out=loom.empty(4))
+    with pytest.raises(ValueError, match="doesn't match the broadcast shape"):
+        loom.ones(3).add_(loom.ones(2, 3))
+    with pytest.raises(TypeError, match="out"):
+        loom.add(loom.ones(3), 1, out="x")
+
+
+def test_creation_errors():
+    with pytest.raises(ValueError, match="step must be nonzero"):
+        loom.arange(0, 5, 0)
+    with pytest.raises(ValueError, match="inconsistent with step sign"):
+        loom.arange(5, 0, 1)
+    with pytest.raises(ValueError, match="random_ expects 'from' to be less than 'to'"):
+        loom.randint(5, 5, (2,))
+    with pytest.raises(TypeError, match="floating"):
+        loom.rand(2, dtype=loom.int64)
+    with pytest.raises(TypeError, match="argument 'size'"):
+        loom.zeros("3")
+    with pytest.raises(OverflowError):
+        loom.full((2,), 2 ** 70)
+    with pytest.raises(RuntimeError, match="cuda is not available"):
+        loom.zeros(2, device="cuda")
+    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda"):
+        loom.zeros(2, device="tpu")
+
+
+def test_overload_errors_list_the_signatures():
+    with pytest.raises(TypeError, match=r"(?s)max\(\) received an invalid combination of arguments.*\(Tensor self, int dim"):
+        loom.max(loom.ones(2), "x")
+
+
+def test_numpy_exchange_errors():
+    with pytest.raises(TypeError, match="no dtype for NumPy's float16"):
+        loom.from_numpy(np.ones(2, dtype=np.float16))
+    with pytest.raises(ValueError, match="negative"):
+        loom.from_numpy(np.arange(4.0)[::-1])
+    with pytest.raises(TypeError, match="expected np.ndarray"):
+        loom.from_numpy([1, 2])
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        bool(loom.ones(2))
+    with pytest.raises(RuntimeError, match="cannot be converted to Scalar"):
+        loom.ones(2).item()
