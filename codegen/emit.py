@@ -29,7 +29,6 @@ def _env():
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), trim_blocks=True,
                              lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     env.filters["pyrepr"] = lambda v: repr(tuple(v)) if isinstance(v, list) else repr(v)
-    env.filters["constant_defaults"] = pygen.constant_defaults
     env.tests["contains"] = lambda seq, item: item in seq
     return env
 
@@ -69,7 +68,7 @@ def render(model, native):
                           for op in mine if op.kind in ("pointwise", "reduction")})
         files[f"ops_shard{i}.c"] = env.get_template("shard.c.j2").render(index=i, ops=mine, headers=headers, c=cgen)
     pctx = _python_context(model)
-    files["_ops.py"] = env.get_template("ops.py.j2").render(ops=ops, **pctx)
+    files["_ops.py"] = env.get_template("ops.py.j2").render(ops=ops, c=cgen, **pctx)
     files["__init__.pyi"] = env.get_template("loom.pyi.j2").render(ops=ops, **pctx)
     return files
 

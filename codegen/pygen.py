@@ -186,16 +186,22 @@ def dunder_kind(name):
     return "binary"
 
 
-def constant_defaults(stmt, op):
-    """In an operator method (a + b) the op's other arguments take their
-    defaults, so their conversions fold into constants at generation time."""
+def dunder_parts(op, kind):
+    """(statements, C args) for an operator method: the two operands are
+    `self` and `o`, and the op's other arguments fold into their defaults."""
+    stmts, cargs = convert(op, op.name)
+    ins = [a.name for a in op.inputs]
+    handles = {f"{ins[0]}_h": "o" if kind == "reflected" else "self._h"}
+    if len(ins) > 1:
+        handles[f"{ins[1]}_h"] = "self._h" if kind == "reflected" else "o"
+    consts = {}
     for a in op.ctx_args:
-        if not a.has_default:
-            continue
-        if a.type.base == "Scalar" and stmt.startswith(f"{a.name}_d, {a.name}_i, {a.name}_k = "):
+        if a.type.base == "Scalar" and a.has_default:
             v = a.default
-            if v is None:
-                return f"{a.name}_d, {a.name}_i, {a.name}_k = 0.0, 0, -1"
-            kind = 0 if isinstance(v, bool) else 1 if isinstance(v, int) else 2
-            return f"{a.name}_d, {a.name}_i, {a.name}_k = {float(v)!r}, {int(v) if kind < 2 else 0}, {kind}"
-    return stmt
+            kind_ = -1 if v is None else 0 if isinstance(v, bool) else 1 if isinstance(v, int) else 2
+            consts.update({f"{a.name}_d": repr(float(v or 0)), f"{a.name}_i": repr(int(v) if kind_ in (0, 1) else 0),
+                           f"{a.name}_k": repr(kind_)})
+    keep = [st for st in stmts if st.split(" = ")[0] not in handles
+            and not any(st.startswith(f"{a.name}_d, ") for a in op.ctx_args if a.type.base == "Scalar" and a.has_default)]
+    defaults = [f"{a.name} = {a.default!r}" for a in op.ctx_args if a.type.base != "Scalar"]
+    return defaults + keep, [handles.get(x, consts.get(x, x)) for x in cargs]
