@@ -123,7 +123,7 @@ static int checked_bytes(int ndim, const int64_t *shape, int dtype, size_t *out)
 }
 
 lm_tensor *lm_empty(int ndim, const int64_t *shape, int dtype, int device) {
-    size_t nbytes;
+    size_t nbytes = 0;
     if (checked_bytes(ndim, shape, dtype, &nbytes)) return NULL;
     if (device != LM_CPU) {
         lm_set_error(LM_ERR_RUNTIME, "device cuda is not available in this build of loom");
@@ -155,7 +155,7 @@ lm_tensor *lm_empty_like(const lm_tensor *t, int dtype) {
 
 lm_tensor *lm_empty_strided(int ndim, const int64_t *shape, const int64_t *strides, int dtype, int device) {
     if (!strides) return lm_empty(ndim, shape, dtype, device);
-    size_t nbytes;
+    size_t nbytes = 0;
     if (checked_bytes(ndim, shape, dtype, &nbytes)) return NULL;
     int64_t extent = 1;
     for (int d = 0; d < ndim; d++) {

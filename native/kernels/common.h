@@ -9,6 +9,7 @@
 /* One body serves bool too, where `a * b` and `(b) < 0` are legal but noisy. */
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
 #pragma GCC diagnostic ignored "-Wbool-compare"
+#pragma GCC diagnostic ignored "-Wbool-operation"
 
 #define LM_LOWEST(T) _Generic((T)0, float: -INFINITY, double: -INFINITY, bool: 0, \
     uint8_t: 0, int32_t: INT32_MIN, int64_t: INT64_MIN)
