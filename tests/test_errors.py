@@ -69,8 +69,10 @@ def test_dim_out_of_range(call):
 
 @pytest.mark.parametrize("key", [5, -6, (0, 9), (slice(None), 3), (0, 0, 0)])
 def test_index_out_of_range(key):
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match=r"^__getitem__\(\): "):
         loom.ones(5, 3)[key]
+    with pytest.raises(IndexError, match=r"^__setitem__\(\): "):
+        loom.ones(5, 3)[key] = 1
 
 
 def test_bad_views_and_shapes():

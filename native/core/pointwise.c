@@ -4,6 +4,8 @@
 #include "ops_support.h"
 
 static int result_dtype(const lm_pointwise_spec *spec, lm_tensor **ins, int *compute, int *outdt) {
+    if (ins[0]->device != LM_CPU)   /* the loops table is the CPU's; CUDA adds its own */
+        return lm_set_error(LM_ERR_NOTIMPL, "no kernel for device %d", ins[0]->device);
     int r = lm_result_type(ins, spec->ninputs);
     if (spec->promote == LM_PROMOTE_FLOAT && !lm_is_floating(r)) r = LM_FLOAT32;
     *compute = r;

@@ -1,8 +1,12 @@
 """loom: a tensor library whose operators are declared in YAML and generated."""
+import os as _os
+
 import scipy_openblas32 as _openblas  # noqa: F401  (loads libscipy_openblas before _C needs it)
 
 from ._C import lib as _lib
 _lib.lm_install_gil_hooks()
+if "LOOM_PARALLEL_THRESHOLD" in _os.environ:   # elements from which an op uses threads
+    _lib.lm_set_parallel_threshold(int(_os.environ["LOOM_PARALLEL_THRESHOLD"]))
 from ._dtype import bool_, uint8, int32, int64, float32, float64, dtype, device
 from ._tensor import Tensor, Size
 from ._numpy import tensor, as_tensor, from_numpy, is_tensor
@@ -30,3 +34,8 @@ def get_num_threads():
 
 def set_num_threads(n):
     _lib.lm_set_num_threads(n)
+
+
+def set_parallel_threshold(n):
+    """Ops over fewer elements than this run on one thread (default 2**18)."""
+    _lib.lm_set_parallel_threshold(n)

@@ -6,7 +6,7 @@ from ._errors import raise_error
 from ._tensor import Tensor
 
 
-def _view_for(t, key):
+def _view_for(t, key, op="__getitem__"):
     if not isinstance(key, tuple):
         key = (key,)
     h = t._h
@@ -15,9 +15,9 @@ def _view_for(t, key):
     offset = h.offset
     consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
     if sum(1 for k in key if k is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+        raise IndexError(f"{op}(): an index can only have a single ellipsis ('...')")
     if consumed > len(shape):
-        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+        raise IndexError(f"{op}(): too many indices for tensor of dimension {len(shape)}")
     out_shape, out_strides, d = [], [], 0
     for k in key:
         if k is None:
@@ -31,23 +31,23 @@ def _view_for(t, key):
         elif isinstance(k, slice):
             start, stop, step = k.indices(shape[d]) if (k.step or 1) > 0 else (0, 0, 0)
             if step <= 0:
-                raise ValueError("step must be greater than zero")
+                raise ValueError(f"{op}(): step must be greater than zero")
             n = len(range(start, stop, step))
             offset += start * strides[d] if n else 0
             out_shape.append(n)
             out_strides.append(strides[d] * step)
             d += 1
         elif isinstance(k, Tensor) or isinstance(k, (list, bool)):
-            raise IndexError("indexing with tensors, lists or booleans is not supported yet; "
+            raise IndexError(f"{op}(): indexing with tensors, lists or booleans is not supported yet; "
                              "use ints, slices, None and ...")
         else:
             try:
                 i = operator.index(k)
             except TypeError:
-                raise IndexError(f"only integers, slices (`:`), ellipsis (`...`) and None are valid indices "
+                raise IndexError(f"{op}(): only integers, slices (`:`), ellipsis (`...`) and None are valid indices "
                                  f"(got {type(k).__name__})") from None
             if not -shape[d] <= i < shape[d]:
-                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {shape[d]}")
+                raise IndexError(f"{op}(): index {i} is out of bounds for dimension {d} with size {shape[d]}")
             offset += (i % shape[d]) * strides[d]
             d += 1
     out_shape += shape[d:]
@@ -55,17 +55,17 @@ def _view_for(t, key):
     return out_shape, out_strides, offset
 
 
-def getitem(t, key):
+def getitem(t, key, op="__getitem__"):
     from ._args import _new
-    shape, strides, offset = _view_for(t, key)
+    shape, strides, offset = _view_for(t, key, op)
     h = lib.lm_as_strided(t._h, len(shape), shape, strides, offset)
     if not h:
-        raise_error("__getitem__")
+        raise_error(op)
     return _new(h)
 
 
 def setitem(t, key, value):
-    view = getitem(t, key)
+    view = getitem(t, key, "__setitem__")
     if isinstance(value, Tensor):
         view.copy_(value)
     elif isinstance(value, (int, float, bool)) or hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
