@@ -7,36 +7,39 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import emit, model
+from . import derivatives, emit, model
 from .errors import SpecError
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m codegen")
     ap.add_argument("--ops", default=str(emit.ROOT / "ops.yaml"))
+    ap.add_argument("--derivatives", default=None, help="default: derivatives.yaml beside --ops")
     ap.add_argument("--native", default=str(emit.ROOT / "native"))
     ap.add_argument("--out", help="directory for the generated files")
     ap.add_argument("--depfile")
     ap.add_argument("--check", action="store_true", help="validate the YAML and exit")
     args = ap.parse_args(argv)
+    derivs_path = args.derivatives or str(Path(args.ops).with_name("derivatives.yaml"))
     try:
         m = model.load(args.ops, args.native)
+        d = derivatives.load(derivs_path, m)
     except SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     if args.check:
-        print(f"{args.ops}: {len(m.ops)} ops OK")
+        print(f"{args.ops}: {len(m.ops)} ops OK; {derivs_path}: {len(d)} derivatives OK")
         return 0
     if not args.out:
         ap.error("--out is required unless --check is given")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    files = emit.render(m, args.native)
+    files = emit.render(m, args.native, d)
     files[emit.FFI_OUTPUT] = emit.ffi_source(files["cdef.h"])
     for name in emit.OUTPUTS:
         emit.write_if_changed(out / name, files[name])
     if args.depfile:
-        deps = " ".join(str(p).replace(" ", "\\ ") for p in emit.inputs(args.native, args.ops))
+        deps = " ".join(str(p).replace(" ", "\\ ") for p in emit.inputs(args.native, args.ops, derivs_path))
         emit.write_if_changed(args.depfile, f"{out / emit.OUTPUTS[0]}: {deps}\n")
     return 0
 

@@ -8,13 +8,13 @@ from types import SimpleNamespace
 
 import jinja2
 
-from . import cgen, pygen
+from . import agen, cgen, derivatives, pygen
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 C_OUTPUTS = ["loom_ops.h", "cdef.h"] + [f"ops_shard{i}.c" for i in range(cgen.NSHARDS)]
-PY_OUTPUTS = ["_ops.py", "__init__.pyi"]
+PY_OUTPUTS = ["_ops.py", "_nodes.py", "__init__.pyi"]
 FFI_OUTPUT = "_C.c"
 OUTPUTS = C_OUTPUTS + PY_OUTPUTS + [FFI_OUTPUT]
 
@@ -55,7 +55,7 @@ def _python_context(model):
                 methods=methods, public=public, dunders=dunders)
 
 
-def render(model, native):
+def render(model, native, derivs=()):
     env = _env()
     ops = list(model.ops)
     files = {}
@@ -68,7 +68,9 @@ def render(model, native):
                           for op in mine if op.kind in ("pointwise", "reduction")})
         files[f"ops_shard{i}.c"] = env.get_template("shard.c.j2").render(index=i, ops=mine, headers=headers, c=cgen)
     pctx = _python_context(model)
-    files["_ops.py"] = env.get_template("ops.py.j2").render(ops=ops, c=cgen, **pctx)
+    diff = {d.op.cname for d in derivs if d.formulas}
+    files["_ops.py"] = env.get_template("ops.py.j2").render(ops=ops, c=cgen, ag=agen, diff=diff, **pctx)
+    files["_nodes.py"] = env.get_template("nodes.py.j2").render(derivs=derivs, ag=agen)
     files["__init__.pyi"] = env.get_template("loom.pyi.j2").render(ops=ops, **pctx)
     return files
 
@@ -112,10 +114,10 @@ def write_if_changed(path, text):
     return True
 
 
-def inputs(native, ops_path):
+def inputs(native, ops_path, derivs_path):
     """Everything whose change must rerun the generator (for the depfile)."""
     native = Path(native)
-    deps = [Path(ops_path), native / "core/loom.h"]
+    deps = [Path(ops_path), Path(derivs_path), native / "core/loom.h"]
     deps += sorted(Path(__file__).resolve().parent.glob("*.py")) + sorted(TEMPLATES.glob("*.j2"))
     deps += sorted((native / "kernels").glob("*/*.h")) + sorted(native.glob("cpu/*.c"))
     return deps

@@ -35,7 +35,16 @@ def signature(op, method_self_first=False, with_out=True):
         if not star:
             parts.append("*")
         parts.append("out=None")
+    if is_factory(op):
+        if not star:
+            parts.append("*")
+        parts.append("requires_grad=False")
     return ", ".join(parts)
+
+
+def is_factory(op):
+    """Ops that make tensors on a device take requires_grad=, as torch.zeros does."""
+    return op.schema.arg("device") is not None
 
 
 def convert(op, where):
@@ -89,6 +98,10 @@ def overload_spec(op):
         if t.optional:
             kind += "?"
         kinds.append((a.name, kind, a.has_default, a.kwonly, a is va))
+    if "out" in op.variants:
+        kinds.append(("out", "Tensor?", True, True, False))
+    if is_factory(op):
+        kinds.append(("requires_grad", "bool", True, True, False))
     return tuple(kinds)
 
 
@@ -170,6 +183,8 @@ def call_through(op):
             parts.append(f"{a.name}={a.name}")
         else:
             parts.append(a.name)
+    if is_factory(op):
+        parts.append("requires_grad=requires_grad")
     return ", ".join(parts)
 
 

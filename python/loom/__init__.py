@@ -13,6 +13,10 @@ from ._numpy import tensor, as_tensor, from_numpy, is_tensor
 from ._errors import LoomValueError, LoomTypeError, LoomIndexError
 from ._ops import *  # noqa: F401,F403  (every function declared in ops.yaml)
 from . import _ops
+from . import autograd
+from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
+from .autograd.api import install as _install_autograd
+_install_autograd(Tensor)
 
 bool = bool_          # noqa: A001  (loom.bool, as torch.bool)
 float = float32       # noqa: A001

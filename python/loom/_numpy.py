@@ -76,8 +76,6 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     if device is not None:
         out = out.to(device)
     if requires_grad:
-        if not hasattr(out, "requires_grad_"):
-            raise NotImplementedError("tensor(): requires_grad=True needs autograd, which loom does not have yet")
         out.requires_grad_(True)
     return out
 

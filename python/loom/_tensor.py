@@ -22,7 +22,9 @@ class Size(tuple):
 
 
 class Tensor:
-    __slots__ = ("_h", "__weakref__")
+    # _ag: autograd metadata, set only on GradTensor (and subclasses such as
+    # nn.Parameter); plain tensors never read it.
+    __slots__ = ("_h", "_ag", "__weakref__")
     __array_priority__ = 1000   # ndarray + Tensor defers to Tensor.__radd__
 
     def __init__(self, *args, **kwargs):
@@ -162,6 +164,11 @@ class Tensor:
         extra = "" if self.dtype.name in ("float32", "int64", "bool") else f", dtype=loom.{self.dtype.name}"
         if a.size == 0:
             extra = f", size={tuple(a.shape)}" + (extra if extra else "")
+        meta = getattr(self, "_ag", None)
+        if meta is not None and meta.grad_fn is not None:
+            extra += f", grad_fn=<{meta.grad_fn.name()}>"
+        elif meta is not None and meta.requires_grad:
+            extra += ", requires_grad=True"
         return f"tensor({body}{extra})"
 
     # ---- conveniences over generated ops ----
@@ -211,6 +218,13 @@ class Tensor:
     def __reduce__(self):
         from ._numpy import tensor
         return (tensor, (self.numpy().copy(),))
+
+
+class GradTensor(Tensor):
+    """A Tensor taking part in autograd. Generated op functions test
+    `x.__class__ is Tensor` to convert arguments; the same test tells them no
+    graph needs recording, so plain tensors pay nothing for autograd."""
+    __slots__ = ()
 
 
 def _wrap(dim, n):

@@ -1,0 +1,80 @@
+"""How derivatives map onto generated Python: node classes and recorders."""
+from types import SimpleNamespace
+
+
+def node_name(d):
+    camel = "".join(p.capitalize() for p in d.op.name.strip("_").split("_"))
+    return f"{camel}Backward{d.op.schema.overload.capitalize()}"
+
+
+def arg_names(d):
+    return [a.name for a in d.op.schema.args]
+
+
+def list_args(d):
+    return [a.name for a in d.op.schema.args if a.type.base == "Tensor" and a.type.is_list]
+
+
+def slots(d):
+    return [f"s_{n}" for n in d.saved] + list(d.scalars) + [f"n_{n}" for n in list_args(d)]
+
+
+def record_params(d):
+    return ", ".join(arg_names(d))
+
+
+def inputs_expr(d):
+    """The node's inputs in edge order: Tensor args, lists flattened."""
+    parts = []
+    for a in d.op.schema.args:
+        if a.type.base != "Tensor":
+            continue
+        parts.append(f"*{a.name}" if a.type.is_list else a.name)
+    return f"({', '.join(parts)},)" if parts else "()"
+
+
+def steps(d):
+    """One step per Tensor argument (or per multi-input formula), in edge order."""
+    by_input = {}
+    for f in d.formulas:
+        for i in f.inputs:
+            by_input[i] = f
+    out, done = [], set()
+    for a in d.op.schema.args:
+        if a.type.base != "Tensor" or a.name in done:
+            continue
+        f = by_input.get(a.name)
+        if f is None:
+            out.append(SimpleNamespace(kind="none"))
+        elif a.type.is_list:
+            out.append(SimpleNamespace(kind="list", expr=f.expr, arg=a.name))
+        elif len(f.inputs) == 1:
+            out.append(SimpleNamespace(kind="one", expr=f.expr))
+        else:
+            out.append(SimpleNamespace(kind="multi", expr=f.expr, n=len(f.inputs)))
+            done.update(f.inputs)
+        done.add(a.name)
+    return out
+
+
+def plain_expr(op):
+    """True when no argument can carry autograd history: all plain Tensors."""
+    parts = []
+    for a in op.schema.args:
+        if a.type.base != "Tensor":
+            continue
+        if a.type.is_list:
+            parts.append(f"_b.all(x.__class__ is Tensor for x in {a.name})")
+        elif a.type.optional:
+            parts.append(f"({a.name} is None or {a.name}.__class__ is Tensor)")
+        else:
+            parts.append(f"{a.name}.__class__ is Tensor")
+    return " and ".join(parts) or "True"
+
+
+def call_args(op):
+    return ", ".join(a.name for a in op.schema.args)
+
+
+def tensor_args(op, lists=False):
+    return ", ".join(a.name for a in op.schema.args if a.type.base == "Tensor" and (lists or not a.type.is_list))

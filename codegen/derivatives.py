@@ -1,0 +1,148 @@
+"""derivatives.yaml: one entry per differentiable op, one formula per input.
+
+Formulas are Python expressions over loom ops, checked here at build time: the
+op exists, every name is an argument, `grad`/`grads`/`result` (or a named
+result), a helper from loom.autograd.formulas, or a loom function."""
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import yamlload
+from .errors import SpecError, did_you_mean
+from .schema import Schema, SchemaError
+
+HELPERS = ("sum_backward", "mean_backward", "amax_backward", "selected_backward", "matmul_backward",
+           "permute_backward", "narrow_backward", "cat_backward", "stack_backward", "clamp_backward",
+           "maximum_backward", "pow_exponent_backward", "zeros_like")
+KEYS = ("name", "non_differentiable", "output_differentiability", "result")
+BUILTINS = ("None", "True", "False", "len", "range", "list", "tuple", "float", "int")
+
+
+@dataclass(frozen=True)
+class Formula:
+    inputs: tuple      # the differentiable inputs it gives gradients for
+    expr: str
+    names: frozenset   # names it reads
+    line: int
+
+
+@dataclass(frozen=True)
+class Derivative:
+    op: object          # the codegen.model.Op
+    formulas: tuple
+    non_differentiable: bool
+    output_differentiability: tuple
+    line: int
+
+    @property
+    def saved(self):
+        """Tensor arguments (and results) the formulas read: what the node keeps."""
+        names = set().union(*[f.names for f in self.formulas]) if self.formulas else set()
+        tensors = [a.name for a in self.op.schema.args if a.type.base == "Tensor" and a.name in names]
+        outs = [r for r in self.result_names() if r in names]
+        return tensors + outs
+
+    def result_names(self):
+        rets = self.op.schema.returns
+        return ["result"] if len(rets) == 1 else [r.name for r in rets]
+
+    @property
+    def scalars(self):
+        names = set().union(*[f.names for f in self.formulas]) if self.formulas else set()
+        return [a.name for a in self.op.schema.args if a.type.base != "Tensor" and a.name in names]
+
+
+def _names(expr, err):
+    try:
+        tree = ast.parse(expr, mode="eval")
+    except SyntaxError as e:
+        err(f"formula is not a Python expression: {e.msg}")
+    return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+
+
+def load(path, ops_model):
+    path = Path(path)
+    data = yamlload.load(path)
+    if not isinstance(data, list):
+        raise SpecError(path.name, 1, "derivatives.yaml must be a list of entries")
+    op_names = {op.name for op in ops_model.ops}
+    known = {op.schema.full_name: op for op in ops_model.ops}
+    out, seen = [], {}
+    for entry in data:
+        line = getattr(entry, "line", 1)
+
+        def err(msg, key=None, _e=entry, _l=line):
+            raise SpecError(path.name, getattr(_e, "key_lines", {}).get(key, _l) if key else _l, msg)
+
+        if not isinstance(entry, dict) or "name" not in entry:
+            err("each entry needs a 'name' (the op's ops.yaml signature)")
+        try:
+            schema = Schema.parse(str(entry["name"]))
+        except SchemaError as e:
+            err(f"bad signature: {e}", "name")
+        op = known.get(schema.full_name)
+        if op is None:
+            err(f"no op '{schema.full_name}' in ops.yaml{did_you_mean(schema.full_name, known)}", "name")
+        if schema != op.schema:
+            err(f"signature does not match ops.yaml's for {schema.full_name}: "
+                f"expected '{op.schema.full_name}(...)' with the same arguments", "name")
+        if op.kind == "composite":
+            err(f"{op.schema.full_name} is composite: it is differentiated through its parts and takes no entry")
+        if schema.full_name in seen:
+            err(f"duplicate entry for {schema.full_name} (first on line {seen[schema.full_name]})")
+        seen[schema.full_name] = line
+        tensor_args = [a.name for a in op.schema.args if a.type.base == "Tensor"]
+        result_names = ["result"] if len(op.schema.returns) == 1 else [r.name for r in op.schema.returns]
+        allowed = set(a.name for a in op.schema.args) | {"grad", "grads"} | set(result_names) | set(HELPERS) \
+            | op_names | set(BUILTINS)
+        formulas, covered = [], set()
+        for key, expr in entry.items():
+            if key in KEYS:
+                continue
+            inputs = tuple(k.strip() for k in str(key).split(","))
+            for i in inputs:
+                if i not in tensor_args:
+                    err(f"'{i}' is not a Tensor argument of {schema.full_name}"
+                        f"{did_you_mean(i, tensor_args)} (unknown keys: {', '.join(KEYS)} are the others)", key)
+                if i in covered:
+                    err(f"two formulas for '{i}'", key)
+                covered.add(i)
+            if str(expr).strip() == "non_differentiable":   # e.g. where's condition
+                continue
+            names = _names(str(expr), lambda m, k=key: err(m, k))
+            for n in sorted(names - allowed):
+                err(f"formula for '{key}' names '{n}', which is not an argument of {schema.full_name}, "
+                    f"grad, result or a known helper{did_you_mean(n, allowed)}", key)
+            formulas.append(Formula(inputs, str(expr), names, entry.key_lines.get(key, line)))
+        nd = entry.get("non_differentiable", False)
+        if nd is not True and nd is not False:
+            err("'non_differentiable' is true or false", "non_differentiable")
+        if nd and formulas:
+            err("a non_differentiable op takes no formulas")
+        od = entry.get("output_differentiability", [True] * len(op.schema.returns))
+        if not isinstance(od, list) or len(od) != len(op.schema.returns):
+            err(f"'output_differentiability' needs one true/false per output ({len(op.schema.returns)})",
+                "output_differentiability")
+        if not nd:
+            missing = [a for a in tensor_args if a not in covered]
+            if missing:
+                err(f"no formula for input '{missing[0]}' of {schema.full_name} "
+                    f"(write '{missing[0]}: non_differentiable' or a formula)")
+        out.append(Derivative(op, tuple(formulas), bool(nd), tuple(bool(x) for x in od), line))
+    by_op = {d.op.schema.full_name: d for d in out}
+    for op in ops_model.ops:
+        if needs_entry(op) and op.schema.full_name not in by_op:
+            raise SpecError(path.name, 1, f"ops.yaml:{op.line}: {op.schema.full_name} is differentiable but has "
+                                          f"no entry here (add formulas, or 'non_differentiable: true')")
+    return tuple(out)
+
+
+def needs_entry(op):
+    """Ops that can carry gradients: Tensor inputs, not composite, not bool-valued."""
+    if op.kind == "composite" or not any(a.type.base == "Tensor" for a in op.schema.args):
+        return False
+    if op.kind == "pointwise" and op.promote == "bool_out":
+        return False
+    if op.kind == "reduction" and op.reduce == "bool":
+        return False
+    return True

@@ -1,0 +1,9 @@
+"""loom.autograd: reverse-mode differentiation over graphs recorded by the
+generated op functions (nodes from derivatives.yaml)."""
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .node import Node
+from . import engine as _engine
+from .api import backward, grad
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled", "Node"]

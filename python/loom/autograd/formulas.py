@@ -1,0 +1,125 @@
+"""Helpers named in derivatives.yaml. Written with loom ops only, so their
+results are differentiable again (double backward)."""
+from .. import _ops as lm
+
+
+def _dims(dim, ndim):
+    if dim is None:
+        return list(range(ndim))
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    return sorted(d % max(ndim, 1) for d in dims) if dims else list(range(ndim))
+
+
+def _unsqueeze_reduced(grad, shape, dim, keepdim):
+    if not keepdim:
+        for d in _dims(dim, len(shape)):
+            if len(shape):
+                grad = grad.unsqueeze(d)
+    return grad
+
+
+def sum_backward(grad, shape, dim, keepdim):
+    return _unsqueeze_reduced(grad, shape, dim, keepdim).expand(tuple(shape))
+
+
+def mean_backward(grad, shape, dim, keepdim):
+    n = 1
+    for d in _dims(dim, len(shape)):
+        n *= shape[d] if len(shape) else 1
+    return sum_backward(grad, shape, dim, keepdim) / max(n, 1)
+
+
+def amax_backward(grad, self, result, dim, keepdim):
+    """Split the gradient evenly between tied extremes, as PyTorch does."""
+    mask = (self == _unsqueeze_reduced(result, self.shape, dim, keepdim)).to(grad.dtype)
+    count = mask.sum(dim, keepdim=True) if dim is not None else mask.sum()
+    return sum_backward(grad, self.shape, dim, keepdim) * mask / count
+
+
+def selected_backward(grad, shape, dim, indices, keepdim):
+    """Gradient of values picked by index along dim (max.dim, min.dim)."""
+    d = dim % max(len(shape), 1)
+    grad = _unsqueeze_reduced(grad, shape, d, keepdim)
+    indices = _unsqueeze_reduced(indices, shape, d, keepdim)
+    if not len(shape):
+        return grad
+    pos = lm.arange(shape[d]).reshape([shape[d] if i == d else 1 for i in range(len(shape))])
+    return lm.where(pos == indices, grad, 0.0)
+
+
+def matmul_backward(grad, self, other):
+    """(d self, d other) for NumPy-style matmul, 1-D operands included."""
+    a, b = self, other
+    if a.ndim == 1:
+        a, grad = a.unsqueeze(0), grad.unsqueeze(-2)
+    if b.ndim == 1:
+        b, grad = b.unsqueeze(-1), grad.unsqueeze(-1)
+    ga = lm.matmul(grad, b.transpose(-1, -2))
+    gb = lm.matmul(a.transpose(-1, -2), grad)
+    if self.ndim == 1:
+        ga = ga.squeeze(-2)
+    if other.ndim == 1:
+        gb = gb.squeeze(-1)
+    return ga, gb    # batch dims broadcast: the engine sums them back to each input's shape
+
+
+def permute_backward(grad, dims):
+    inverse = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inverse[d % len(dims)] = i
+    return grad.permute(inverse)
+
+
+def narrow_backward(grad, shape, dim, start):
+    d = dim % len(shape)
+    start = start % shape[d] if start < 0 else start
+    before = list(shape)
+    before[d] = start
+    after = list(shape)
+    after[d] = shape[d] - start - grad.shape[d]
+    return lm.cat([lm.zeros(before, dtype=grad.dtype), grad, lm.zeros(after, dtype=grad.dtype)], d)
+
+
+def cat_backward(grad, tensors, dim):
+    d = dim % max(grad.ndim, 1)
+    out, at = [], 0
+    for t in tensors:
+        if t.ndim == 1 and t.shape[0] == 0 and grad.ndim > 1:   # legacy empty inputs took no part
+            out.append(lm.zeros(0, dtype=grad.dtype))
+            continue
+        out.append(grad.narrow(d, at, t.shape[d]))
+        at += t.shape[d]
+    return out
+
+
+def stack_backward(grad, n, dim):
+    d = dim % grad.ndim
+    return [grad.narrow(d, i, 1).squeeze(d) for i in range(n)]
+
+
+def clamp_backward(grad, self, min, max):
+    keep = lm.ones_like(self, dtype=grad.dtype)
+    if min is not None:
+        keep = keep * (self >= min)
+    if max is not None:
+        keep = keep * (self <= max)
+    return grad * keep
+
+
+def maximum_backward(grad, self, other):
+    """Ties split the gradient in half, as PyTorch does."""
+    wins = (self > other).to(grad.dtype) + (self == other).to(grad.dtype) * 0.5
+    return grad * wins, grad * (1 - wins)
+
+
+def pow_exponent_backward(grad, self, result):
+    return lm.where(self > 0, grad * result * lm.log(lm.where(self > 0, self, 1.0)), 0.0)
+
+
+def zeros_like(grad):
+    return lm.zeros_like(grad)
+
+
+__all__ = ["sum_backward", "mean_backward", "amax_backward", "selected_backward", "matmul_backward",
+           "permute_backward", "narrow_backward", "cat_backward", "stack_backward", "clamp_backward",
+           "maximum_backward", "pow_exponent_backward", "zeros_like"]
