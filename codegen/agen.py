@@ -58,17 +58,15 @@ def steps(d):
 
 
 def plain_expr(op):
-    """True when no argument can carry autograd history: all plain Tensors."""
+    """True when no argument can carry autograd history (no GradTensor/Parameter)."""
     parts = []
     for a in op.schema.args:
         if a.type.base != "Tensor":
             continue
         if a.type.is_list:
             parts.append(f"_b.all(x.__class__ is Tensor for x in {a.name})")
-        elif a.type.optional:
-            parts.append(f"({a.name} is None or {a.name}.__class__ is Tensor)")
-        else:
-            parts.append(f"{a.name}.__class__ is Tensor")
+        else:   # numbers and None carry no history; only Tensor subclasses can
+            parts.append(f"({a.name}.__class__ is Tensor or not isinstance({a.name}, Tensor))")
     return " and ".join(parts) or "True"
 
 

@@ -201,6 +201,11 @@ def dunder_kind(name):
     return "binary"
 
 
+def fast_args(cargs):
+    """Operator C args on the fast path, where both operands are plain Tensors."""
+    return [("other._h" if a == "o" else a) for a in cargs]
+
+
 def dunder_parts(op, kind):
     """(statements, C args) for an operator method: the two operands are
     `self` and `o`, and the op's other arguments fold into their defaults."""

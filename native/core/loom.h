@@ -72,6 +72,7 @@ lm_tensor *lm_as_strided(lm_tensor *t, int ndim, const int64_t *shape, const int
 void *lm_data_ptr(lm_tensor *t);
 int64_t lm_numel(const lm_tensor *t);
 bool lm_is_contiguous(const lm_tensor *t);
+bool lm_same_shape(const lm_tensor *a, const lm_tensor *b);
 int lm_item(lm_tensor *t, lm_scalar *out);
 int lm_result_type(lm_tensor **ts, int n);
 bool lm_can_cast(int from, int to);
@@ -117,7 +118,6 @@ void lm_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
 int lm_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out);
 int lm_wrap_dim(int64_t dim, int ndim, int *out);   /* negative dims; IndexError when out of range */
 int lm_check_shape(int n, const int64_t *shape);   /* ValueError for negative sizes or too many dims */
-bool lm_same_shape(const lm_tensor *a, const lm_tensor *b);
 int lm_format_shape(char *buf, size_t cap, int ndim, const int64_t *shape);
 
 /* reading a scalar into C types */

@@ -1,4 +1,6 @@
 """autograd.backward / autograd.grad and the Tensor autograd surface."""
+from .._C import lib
+from .._args import _new
 from .._tensor import GradTensor, Tensor
 from . import engine
 from .node import AccumulateGrad, AutogradMeta
@@ -130,8 +132,6 @@ def _is_leaf(self):
 
 def detach(self):
     """A tensor sharing this one's data, outside the graph."""
-    from .._C import lib
-    from .._args import _new
     lib.lm_retain(self._h)
     return _new(self._h)
 

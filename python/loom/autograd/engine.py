@@ -1,6 +1,7 @@
 """The backward engine: walk the graph from the outputs in dependency order,
 sum gradients per node output, reduce broadcast gradients to each input's
 shape, and accumulate into leaves (or capture them, for autograd.grad)."""
+from .._tensor import Tensor
 from .grad_mode import set_grad_enabled
 from .node import AccumulateGrad
 
@@ -73,7 +74,8 @@ def run(roots, retain_graph, create_graph, capture=None):
                     continue
                 child, nr = edge
                 if g is not None:
-                    g = sum_to(g, shape)
+                    if shape is not None:
+                        g = sum_to(g, shape)
                     buf = buffers.setdefault(child, [None] * child.n_outputs)
                     buf[nr] = _add(buf[nr], g)
                 deps[child] -= 1
@@ -84,6 +86,6 @@ def run(roots, retain_graph, create_graph, capture=None):
 
 def _accumulate(leaf, g, create_graph):
     meta = leaf._ag
-    if not create_graph:
+    if not create_graph and g.__class__ is not Tensor:   # keep .grad out of the graph
         g = g.detach()
-    meta.grad = g if meta.grad is None else (meta.grad + g if create_graph else (meta.grad + g).detach())
+    meta.grad = g if meta.grad is None else meta.grad + g

@@ -1,6 +1,7 @@
 """Building the graph as ops run: edges to inputs, attaching a node to outputs,
 and the in-place rules. Called only on the generated slow path (an input that
 is not a plain Tensor), so ops on plain tensors never get here."""
+from .._C import lib
 from .._tensor import GradTensor, Tensor
 from .grad_mode import _state, no_grad
 from .node import AccumulateGrad, AutogradMeta
@@ -28,14 +29,18 @@ def needs_grad(*xs):
     return False
 
 
-def make_node(cls, inputs):
-    """A node of class cls over inputs (Tensors or numbers), or None when none requires grad."""
+def make_node(cls, inputs, result):
+    """A node of class cls over inputs (Tensors or numbers), or None when none
+    requires grad. An input's shape is kept only when it differs from the
+    result's: that is when the engine must reduce a broadcast gradient."""
     edges = [edge(x) for x in inputs]
     if all(e is None for e in edges):
         return None
     node = cls()
     node.next_edges = edges
-    node.input_shapes = [tuple(x.shape) if isinstance(x, Tensor) else () for x in inputs]
+    rh = result._h
+    node.input_shapes = [None if isinstance(x, Tensor) and lib.lm_same_shape(x._h, rh)
+                         else (tuple(x.shape) if isinstance(x, Tensor) else ()) for x in inputs]
     return node
 
 
