@@ -61,15 +61,33 @@ def getitem(t, key, op="__getitem__"):
     h = lib.lm_as_strided(t._h, len(shape), shape, strides, offset)
     if not h:
         raise_error(op)
-    return _new(h)
+    r = _new(h)
+    if t.__class__ is not Tensor and op == "__getitem__":
+        from .autograd import indexing
+        if indexing.enabled() and getattr(t, "_ag", None) is not None:
+            return indexing.record_getitem(t, key, r)
+    return r
 
 
 def setitem(t, key, value):
     view = getitem(t, key, "__setitem__")
-    if isinstance(value, Tensor):
-        view.copy_(value)
-    elif isinstance(value, (int, float, bool)) or hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
-        view.fill_(value)
-    else:
-        from ._numpy import tensor
-        view.copy_(tensor(value))
+
+    def write():
+        if isinstance(value, Tensor):
+            v = value
+            if v.ndim > view.ndim:   # as PyTorch: leading size-1 dims of the value are dropped
+                lead = v.ndim - view.ndim
+                if all(s == 1 for s in v.shape[:lead]):
+                    v = v.reshape(tuple(v.shape[lead:]))
+            view.copy_(v)
+        elif isinstance(value, (int, float, bool)) or hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
+            view.fill_(value)
+        else:
+            from ._numpy import tensor
+            view.copy_(tensor(value))
+    if t.__class__ is not Tensor or (isinstance(value, Tensor) and value.__class__ is not Tensor):
+        from .autograd import indexing
+        from .autograd.graph import needs_grad
+        if indexing.enabled() and needs_grad(t, value):
+            return indexing.setitem_with_grad(t, key, value, write)
+    write()

@@ -4,6 +4,7 @@ from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, se
 from .node import Node
 from . import engine as _engine
 from .api import backward, grad
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+__all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "GradcheckError", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "Node"]

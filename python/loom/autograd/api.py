@@ -174,6 +174,7 @@ def retain_grad(self):
 
     def keep(g, m=m):
         m.grad = g.detach() if m.grad is None else (m.grad + g).detach()
+    keep.runs_last = True   # PyTorch: .grad of a retained tensor sees the other hooks' result
     register_hook(self, keep)
 
 

@@ -12,6 +12,8 @@ def sum_to(g, shape):
     if gs == tuple(shape):
         return g
     lead = len(gs) - len(shape)
+    if lead < 0:   # the op dropped leading size-1 dims (x[i] = v with v of shape [1])
+        return g.reshape(tuple(shape))
     dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and gs[lead + i] != 1]
     if dims:
         g = g.sum(dims, keepdim=True)
@@ -53,7 +55,7 @@ def run(roots, retain_graph, create_graph, capture=None):
             grads = buffers.pop(node, None) or [None] * node.n_outputs
             if node.pre_hooks:
                 for nr, hooks in node.pre_hooks.items():
-                    for hook in hooks:
+                    for hook in sorted(hooks, key=lambda h: getattr(h, "runs_last", False)):
                         if grads[nr] is not None:
                             r = hook(grads[nr])
                             grads[nr] = grads[nr] if r is None else r

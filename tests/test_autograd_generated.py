@@ -1,0 +1,92 @@
+"""Every op with formulas in derivatives.yaml: gradcheck (and gradgradcheck for
+smooth ops) in float64 over contiguous, transposed and broadcast inputs. The
+cases come from the op and derivative models."""
+import numpy as np
+import pytest
+
+import loom
+from codegen import derivatives
+from conftest import ROOT
+from opinputs import MODEL, make_inputs
+
+DERIVS = [d for d in derivatives.load(ROOT / "derivatives.yaml", MODEL) if d.formulas and not d.op.mutating]
+# kinks and ties: first derivatives only, and not at the kink
+NONSMOOTH = {"abs", "relu", "clamp", "amax", "amin", "max", "min", "maximum", "minimum", "sign", "floor",
+             "ceil", "round", "remainder", "where"}
+LAYOUTS = ("contiguous", "transposed", "broadcast")
+
+
+def _case(d, layout):
+    made = make_inputs(d.op, "float64", layout, seed=3)
+    if made is None:
+        return None
+    _, lm = made
+    args = {}
+    for a in d.op.schema.args:
+        v = lm[a.name]
+        if a.type.base == "Tensor" and a.type.is_list:
+            v = [t.contiguous().detach().requires_grad_() for t in v]
+        elif a.type.base == "Tensor" and v.dtype.is_floating_point:
+            v = v.contiguous().detach().requires_grad_()
+        args[a.name] = v
+    if d.op.kind == "reduction" and "dim" in args:
+        args["dim"] = 1 if args["self"].ndim > 1 else None
+    return args
+
+
+def _fn(d, args):
+    names = [a.name for a in d.op.schema.args]
+    tensor_names = [n for n in names if isinstance(args[n], loom.Tensor) and args[n].requires_grad]
+    fn = getattr(loom, d.op.name) if "function" in d.op.variants else None
+    lists = [a.name for a in d.op.schema.args if a.type.base == "Tensor" and a.type.is_list]
+
+    def call(*ts):
+        kw = dict(args)
+        if lists:
+            kw[lists[0]] = list(ts)
+        else:
+            kw.update(zip(tensor_names, ts))
+        pos = [kw[a.name] for a in d.op.schema.args if not a.kwonly]
+        kwo = {a.name: kw[a.name] for a in d.op.schema.args if a.kwonly}
+        if fn is not None:
+            out = fn(*pos, **kwo)
+        else:
+            out = getattr(pos[0], d.op.name)(*pos[1:], **kwo)
+        return out[0] if d.op.returns_tuple else out
+    inputs = args[lists[0]] if lists else [args[n] for n in tensor_names]
+    return call, inputs
+
+
+CASES = [(d, layout) for d in DERIVS for layout in LAYOUTS]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0].op.schema.full_name}-{c[1]}")
+def test_gradcheck(case):
+    d, layout = case
+    args = _case(d, layout)
+    if args is None:
+        pytest.skip(f"layout {layout} does not apply to {d.op.schema.full_name}")
+    fn, inputs = _fn(d, args)
+    if not inputs:
+        pytest.skip("no floating inputs")
+    assert loom.autograd.gradcheck(fn, inputs)
+
+
+SMOOTH = [(d, "broadcast") for d in DERIVS if d.op.name not in NONSMOOTH]
+
+
+@pytest.mark.parametrize("case", SMOOTH, ids=lambda c: c[0].op.schema.full_name)
+def test_gradgradcheck(case):
+    d, layout = case
+    args = _case(d, layout) or _case(d, "contiguous")
+    fn, inputs = _fn(d, args)
+    assert loom.autograd.gradgradcheck(fn, inputs)
+
+
+def test_gradcheck_catches_a_wrong_formula():
+    x = loom.tensor([0.3, 0.7], dtype=loom.float64, requires_grad=True)
+
+    class Wrong(loom.autograd.Node):
+        pass
+    ok = loom.autograd.gradcheck(lambda t: (t * t).detach().requires_grad_() * t, (x,), raise_exception=False)
+    assert ok is False
