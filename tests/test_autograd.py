@@ -215,3 +215,29 @@ def test_setitem_is_differentiable():
     assert v.grad.item() == 15.0
     with pytest.raises(RuntimeError, match="leaf Variable"):
         x[0] = 1.0
+
+
+class MyExp(loom.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        y = x.exp() * scale
+        ctx.save_for_backward(y)
+        ctx.seen = ctx.needs_input_grad
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return g * y, None
+
+
+def test_custom_function():
+    x = leaf(0.5, 1.0)
+    y = MyExp.apply(x, 3.0)
+    assert y.grad_fn.name() == "MyExpBackward"
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 3 * np.exp([0.5, 1.0]))
+    assert loom.autograd.gradcheck(lambda t: MyExp.apply(t, 2.0), (leaf(0.1, 0.2),))
+    with pytest.raises(RuntimeError, match="second time"):
+        y.sum().backward()
+    assert not MyExp.apply(loom.ones(2, dtype=loom.float64), 1.0).requires_grad

@@ -120,3 +120,53 @@ def test_schema_grammar_round_trip():
     assert str(s.args[1].type) == "int[1]?" and s.args[3].kwonly
     s = Schema.parse("copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)")
     assert s.args[0].type.mutable and s.returns[0].type.mutable
+
+
+D_GOOD = "- name: neg(Tensor self) -> Tensor\n  self: -grad\n"
+D_BAD = [
+    ("unknown op", "- name: negate(Tensor self) -> Tensor\n  self: -grad\n", 1, r"no op 'negate' in ops.yaml"),
+    ("signature mismatch", "- name: neg(Tensor self, int k) -> Tensor\n  self: -grad\n", 1,
+     r"signature does not match ops.yaml's for neg"),
+    ("unknown argument in formula", "- name: neg(Tensor self) -> Tensor\n  self: -grad * other\n", 2,
+     r"formula for 'self' names 'other', which is not an argument of neg"),
+    ("misspelled helper", "- name: sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)"
+     " -> Tensor\n  self: sum_backwards(grad, self.shape, dim, keepdim)\n", 2, r"did you mean 'sum_backward'"),
+    ("formula for a non-input", "- name: neg(Tensor self) -> Tensor\n  other: grad\n", 2,
+     r"'other' is not a Tensor argument of neg"),
+    ("missing formula", "- name: mul.Tensor(Tensor self, Tensor other) -> Tensor\n  self: grad * other\n", 1,
+     r"no formula for input 'other' of mul.Tensor"),
+    ("not Python", "- name: neg(Tensor self) -> Tensor\n  self: grad +* 2\n", 2, r"not a Python expression"),
+    ("composite takes no entry", "- name: zeros_like(Tensor self, *, ScalarType? dtype=None) -> Tensor\n"
+     "  self: grad\n", 1, r"is composite"),
+    ("duplicate entry", D_GOOD + D_GOOD, 3, r"duplicate entry for neg"),
+]
+
+
+@pytest.mark.parametrize("name,text,line,pattern", D_BAD, ids=[b[0] for b in D_BAD])
+def test_malformed_derivatives(tmp_path, name, text, line, pattern):
+    m = model.load(ROOT / "ops.yaml", ROOT / "native")
+    path = tmp_path / "derivatives.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecError) as err:
+        _load_partial(path, m)
+    assert str(err.value).startswith(f"derivatives.yaml:{line}: "), str(err.value)
+    assert err.match(pattern)
+
+
+def _load_partial(path, m):
+    """Load one entry as if the rest of the real file were there (so only the entry's own errors show)."""
+    real = (ROOT / "derivatives.yaml").read_text()
+    text = path.read_text()
+    own = {line.split("(")[0].split("name: ")[1] for line in text.splitlines() if line.startswith("- name:")}
+    kept = [e for e in real.split("\n- name: ")[1:] if e.split("(")[0] not in own]
+    path.write_text(text + "".join("\n- name: " + e for e in kept))
+    return derivatives.load(path, m)
+
+
+def test_differentiable_op_without_entry_is_an_error(tmp_path):
+    m = model.load(ROOT / "ops.yaml", ROOT / "native")
+    text = (ROOT / "derivatives.yaml").read_text().replace("- name: exp(Tensor self) -> Tensor\n  self: grad * result\n", "")
+    path = tmp_path / "derivatives.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecError, match=r"exp is differentiable but has no entry"):
+        derivatives.load(path, m)

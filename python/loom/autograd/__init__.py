@@ -5,6 +5,7 @@ from .node import Node
 from . import engine as _engine
 from .api import backward, grad
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .function import Function, FunctionCtx
 
-__all__ = ["backward", "grad", "gradcheck", "gradgradcheck", "GradcheckError", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+__all__ = ["Function", "FunctionCtx", "backward", "grad", "gradcheck", "gradgradcheck", "GradcheckError", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "Node"]

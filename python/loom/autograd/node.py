@@ -41,7 +41,7 @@ class Node:
 
     def unpack(self, saved):
         """A saved tensor, checked against in-place changes since it was saved."""
-        if self._released:
+        if self._released:   # checked first: unpack(None) is how callers ask for this error
             raise RuntimeError(
                 "Trying to backward through the graph a second time (or directly access saved tensors after they "
                 "have already been freed). Saved intermediate values of the graph are freed when you call "
