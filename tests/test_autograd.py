@@ -241,3 +241,19 @@ def test_custom_function():
     with pytest.raises(RuntimeError, match="second time"):
         y.sum().backward()
     assert not MyExp.apply(loom.ones(2, dtype=loom.float64), 1.0).requires_grad
+
+
+def test_functional_api_matches_closed_forms():
+    F = loom.autograd.functional
+    x = loom.tensor([0.3, -0.2, 0.5], dtype=loom.float64)
+    A = loom.tensor(np.arange(6.0).reshape(2, 3))
+    f = lambda t: (A @ t).tanh()
+    out, vjp = F.vjp(f, x, loom.tensor([1.0, 2.0], dtype=loom.float64))
+    J = (1 - np.tanh(A.numpy() @ x.numpy()) ** 2)[:, None] * A.numpy()
+    np.testing.assert_allclose(vjp.numpy(), np.array([1.0, 2.0]) @ J, rtol=1e-10)
+    _, jv = F.jvp(f, x, loom.tensor([1.0, 0.0, -1.0], dtype=loom.float64))
+    np.testing.assert_allclose(jv.numpy(), J @ np.array([1.0, 0.0, -1.0]), rtol=1e-10)
+    np.testing.assert_allclose(F.jacobian(f, x).numpy(), J, rtol=1e-10)
+    H = F.hessian(lambda t: (t * t * t).sum(), x)
+    np.testing.assert_allclose(H.numpy(), np.diag(6 * x.numpy()), rtol=1e-10)
+    assert not x.requires_grad   # the caller's tensors are left alone
