@@ -99,3 +99,42 @@ def _binary(lib, mod, f):
         return lambda: f(a, b), f(a, b)
     x, y = mod.from_numpy(a), mod.from_numpy(b)
     return lambda: f(x, y), f(x, y)
+
+
+# ---- autograd (NumPy has none: its column stays empty)
+
+@workload("requires_grad a + b, 1 element", "us", None, ("le", 1.5))
+def grad_tiny_add(lib, mod):
+    if lib == "numpy":
+        return None
+    a, b = (mod.tensor([1.0], requires_grad=True) for _ in range(2))
+    return ("a + b", {"a": a, "b": b}), (a + b).detach()
+
+
+@workload("fwd+bwd (a*b + a).sum(), 1 elem", "us", None, ("le", 20))
+def grad_tiny_expr(lib, mod):
+    if lib == "numpy":
+        return None
+    a, b = mod.tensor([1.5], requires_grad=True), mod.tensor([2.0], requires_grad=True)
+
+    def step():
+        a.grad = None
+        (a * b + a).sum().backward()
+    step()
+    return ("step()", {"step": step}), a.grad.detach()
+
+
+@workload("MLP 64-128-10 fwd+bwd, batch 64", "us", None, ("vs_torch", 1.0))
+def mlp_step(lib, mod):
+    if lib == "numpy":
+        return None
+    x = mod.from_numpy(rand(64, 64))
+    w1 = mod.from_numpy(rand(64, 128, seed=1) * 0.1).requires_grad_()
+    w2 = mod.from_numpy(rand(128, 10, seed=2) * 0.1).requires_grad_()
+
+    def step():
+        w1.grad = w2.grad = None
+        y = (x @ w1).relu() @ w2
+        (y * y).mean().backward()
+    step()
+    return ("step()", {"step": step}), w2.grad.detach()
