@@ -90,3 +90,38 @@ def test_gradcheck_catches_a_wrong_formula():
         pass
     ok = loom.autograd.gradcheck(lambda t: (t * t).detach().requires_grad_() * t, (x,), raise_exception=False)
     assert ok is False
+
+
+# ops whose PyTorch spelling differs from loom's schema (name or argument form)
+TORCH_SKIP = {"to.dtype", "to.device", "where.self"}
+
+
+@pytest.mark.parametrize("case", [(d, "broadcast") for d in DERIVS if d.op.schema.full_name not in TORCH_SKIP],
+                         ids=lambda c: c[0].op.schema.full_name)
+def test_gradients_match_pytorch(case):
+    torch = pytest.importorskip("torch")
+    d, _ = case
+    args = _case(d, "broadcast") or _case(d, "contiguous")
+    fn, inputs = _fn(d, args)
+    tfn = getattr(torch, d.op.name, None) if "function" in d.op.variants else None
+    to_t = lambda x: torch.tensor(x.detach().numpy(), requires_grad=True)
+    t_args = {k: ([to_t(v) for v in a] if isinstance(a, list) and a and isinstance(a[0], loom.Tensor)
+                  else to_t(a) if isinstance(a, loom.Tensor) and a.requires_grad
+                  else torch.tensor(a.numpy()) if isinstance(a, loom.Tensor) else a) for k, a in args.items()}
+    pos = [t_args[a.name] for a in d.op.schema.args if not a.kwonly]
+    kwo = {a.name: t_args[a.name] for a in d.op.schema.args if a.kwonly and t_args[a.name] is not None}
+    while pos and pos[-1] is None:   # PyTorch spells "None" by leaving the argument out
+        pos.pop()
+    out = tfn(*pos, **kwo) if tfn is not None else getattr(pos[0], d.op.name)(*pos[1:], **kwo)
+    out = out[0] if isinstance(out, tuple) else out
+    rng = np.random.default_rng(7)
+    seed = rng.standard_normal(tuple(out.shape))
+    out.backward(torch.tensor(seed))
+    lo = fn(*inputs)
+    lo.backward(loom.tensor(seed))
+    tensor_lists = [a.name for a in d.op.schema.args if a.type.base == "Tensor" and a.type.is_list]
+    t_inputs = (t_args[tensor_lists[0]] if tensor_lists
+                else [t_args[a.name] for a in d.op.schema.args
+                      if isinstance(args[a.name], loom.Tensor) and args[a.name].requires_grad])
+    for li, ti in zip(inputs, t_inputs):
+        np.testing.assert_allclose(li.grad.numpy(), ti.grad.numpy(), rtol=1e-7, atol=1e-10)

@@ -1,0 +1,184 @@
+"""Result dtypes and values over mixed input dtypes, for every pointwise op and
+reduction in the model: PyTorch's promotion (dimensioned tensors, 0-d tensors,
+Python numbers), `promote: float` (integers compute as float32), `promote:
+bool_out`, unsupported compute dtypes, and reductions' dtype rules and dtype=."""
+import itertools
+
+import numpy as np
+import pytest
+
+import loom
+from helpers import (CATEGORY, DTYPES, SCALAR_DTYPE, SCALARS, assert_close, call_function, default_ctx, ldt,
+                     op_id, ops, pointwise_dtypes, reduction_dtype, reference, result_type)
+from opinputs import values
+
+POINTWISE = [op for op in ops(kind="pointwise") if "ref" in op.test]
+BINARY = [op for op in POINTWISE if len(op.inputs) == 2]
+UNARY = [op for op in POINTWISE if len(op.inputs) == 1]
+TERNARY = [op for op in POINTWISE if len(op.inputs) == 3]
+# which input is a dimensioned tensor, a 0-d tensor or a Python number
+BINARY_KINDS = [("dim", "dim"), ("dim", "0d"), ("0d", "dim"), ("dim", "scalar"), ("scalar", "dim"),
+                ("0d", "0d"), ("0d", "scalar")]
+
+
+def _operand(kind, dtype, domain, rng, shape=(2, 3)):
+    """(loom argument, NumPy value before conversion to the compute dtype, dtype used in promotion)."""
+    if kind == "scalar":
+        return SCALARS[dtype], np.asarray(SCALARS[dtype]), SCALAR_DTYPE[dtype]
+    arr = values(shape if kind == "dim" else (), dtype, domain, rng)
+    return loom.tensor(arr), arr, dtype
+
+
+def _check_pointwise(op, kinds, dtypes):
+    rng = np.random.default_rng(7)
+    domain = op.test.get("domain")
+    names = [a.name for a in op.inputs]
+    args, np_args, operands = dict(default_ctx(op)), {}, []
+    for name, kind, dt in zip(names, kinds, dtypes):
+        if op.test.get("inputs", {}).get(name) == "bool":
+            kind, dt = "dim", "bool"
+        args[name], np_args[name], pdt = _operand(kind, dt, domain, rng)
+        operands.append((pdt, kind))
+    compute, want = pointwise_dtypes(op, operands)
+    label = f"{op.name}{tuple(zip(kinds, dtypes))}"
+    if compute not in op.dtypes:
+        with pytest.raises(TypeError, match=rf"^{op.name}\(\): not implemented for dtype {compute}"):
+            call_function(op, args)
+        return
+    got = call_function(op, args)
+    assert got.dtype == ldt(want), f"{label}: dtype {got.dtype.name}, expected {want}"
+    env = dict(default_ctx(op), **{k: v.astype(compute) for k, v in np_args.items()})
+    assert_close(got, reference(op, env), compute, op, label)
+
+
+def _dtype_choices(kind):
+    return list(SCALARS) if kind == "scalar" else list(DTYPES)
+
+
+@pytest.mark.parametrize("op", UNARY, ids=op_id)
+@pytest.mark.parametrize("kind", ["dim", "0d"])
+def test_unary_dtypes(op, kind):
+    for dt in DTYPES:
+        _check_pointwise(op, [kind], [dt])
+
+
+@pytest.mark.parametrize("kinds", BINARY_KINDS, ids="-".join)
+@pytest.mark.parametrize("op", BINARY, ids=op_id)
+def test_binary_dtypes(op, kinds):
+    for dts in itertools.product(_dtype_choices(kinds[0]), _dtype_choices(kinds[1])):
+        _check_pointwise(op, kinds, dts)
+
+
+@pytest.mark.parametrize("kinds", [("dim", "dim", "dim"), ("dim", "dim", "scalar"), ("dim", "scalar", "0d"),
+                                   ("dim", "0d", "0d")], ids="-".join)
+@pytest.mark.parametrize("op", TERNARY, ids=op_id)
+def test_ternary_dtypes(op, kinds):
+    for dts in itertools.product(*[_dtype_choices(k) for k in kinds]):
+        _check_pointwise(op, kinds, dts)
+
+
+def test_promotion_examples():
+    """A few fixed cases from PyTorch's documentation, so the rule above is not only checked against itself."""
+    assert result_type([("int32", "dim"), ("int64", "scalar")]) == "int32"
+    assert result_type([("int32", "dim"), ("float32", "scalar")]) == "float32"
+    assert result_type([("int32", "dim"), ("float64", "0d")]) == "float64"
+    assert result_type([("float32", "dim"), ("float64", "0d")]) == "float32"
+    assert result_type([("uint8", "dim"), ("int64", "0d")]) == "uint8"
+    assert result_type([("bool", "dim"), ("int64", "scalar")]) == "int64"
+    assert result_type([("int64", "0d"), ("float32", "scalar")]) == "float32"
+
+
+_TORCH_KINDS = ["dim", "0d", "scalar"]
+
+
+def test_promotion_rule_matches_pytorch():
+    """Optional differential check of the expectation itself against torch.result_type."""
+    torch = pytest.importorskip("torch")
+    bad = []
+    for ka, kb in itertools.product(_TORCH_KINDS, repeat=2):
+        for da, db in itertools.product(_dtype_choices(ka), _dtype_choices(kb)):
+            def make(kind, dt):
+                if kind == "scalar":
+                    return SCALARS[dt]
+                return torch.ones((2,) if kind == "dim" else (), dtype=getattr(torch, dt))
+            a, b = make(ka, da), make(kb, db)
+            if ka == kb == "scalar":
+                continue
+            want = str(torch.result_type(a, b)).split(".")[1]
+            pa = SCALAR_DTYPE[da] if ka == "scalar" else da
+            pb = SCALAR_DTYPE[db] if kb == "scalar" else db
+            if result_type([(pa, ka), (pb, kb)]) != want:
+                bad.append((ka, da, kb, db, want))
+    assert not bad, bad
+
+
+REDUCTIONS = [op for op in ops(kind="reduction") if "ref" in op.test]
+
+
+@pytest.mark.parametrize("op", REDUCTIONS, ids=op_id)
+def test_reduction_dtypes(op):
+    """Every input dtype: the reduce rule's result dtype, or a TypeError naming the op."""
+    rng = np.random.default_rng(3)
+    for dt in DTYPES:
+        arr = values((3, 4), dt, op.test.get("domain"), rng)
+        x = loom.tensor(arr)
+        want = reduction_dtype(op, dt)
+        compute = dt if want is None else want
+        if dt not in op.dtypes or want is None:
+            with pytest.raises(TypeError, match=rf"^{op.name}\(\): "):
+                getattr(loom, op.name)(x, 1)
+            continue
+        got = getattr(loom, op.name)(x, 1)
+        assert got.dtype == ldt(want), f"{op.name}({dt}) gave {got.dtype.name}, expected {want}"
+        env = dict(self=arr.astype(compute) if CATEGORY[compute] else arr, dim=1, keepdim=False)
+        assert_close(got, reference(op, env), compute, op, f"{op.name}({dt})")
+
+
+DTYPE_ARG = [op for op in REDUCTIONS if op.schema.arg("dtype")]
+
+
+@pytest.mark.parametrize("target", DTYPES)
+@pytest.mark.parametrize("op", DTYPE_ARG, ids=op_id)
+def test_reduction_dtype_argument(op, target):
+    """dtype= converts the input first (PyTorch), so sum(uint8, dtype=uint8) wraps and mean(int, dtype=float64) works."""
+    rng = np.random.default_rng(4)
+    for dt in ("bool", "int32", "float32"):
+        arr = values((3, 4), dt, op.test.get("domain"), rng)
+        if target not in op.dtypes:
+            with pytest.raises(TypeError, match=rf"^{op.name}\(\): "):
+                getattr(loom, op.name)(loom.tensor(arr), dtype=ldt(target))
+            continue
+        for dim in (None, 0):
+            got = getattr(loom, op.name)(loom.tensor(arr), dim, dtype=ldt(target))
+            assert got.dtype == ldt(target)
+            env = dict(self=arr.astype(target), dim=dim, keepdim=False)
+            expected = np.asarray(reference(op, env))
+            if target == "bool":
+                expected = expected.astype(bool)
+            else:
+                expected = expected.astype(target)
+            assert_close(got, expected, target, op, f"{op.name}({dt}, dim={dim}, dtype={target})")
+
+
+OUT_POINTWISE = [op for op in BINARY if "out" in op.variants]
+
+
+@pytest.mark.parametrize("op", OUT_POINTWISE, ids=op_id)
+def test_out_dtype_may_be_wider_never_narrower(op):
+    """out= of another dtype: the result is cast into it when PyTorch's can_cast allows, else TypeError."""
+    rng = np.random.default_rng(5)
+    dt = "int64" if "int64" in op.dtypes else op.dtypes[-1]
+    a, b = (values((2, 3), dt, op.test.get("domain"), rng) for _ in range(2))
+    args = dict(default_ctx(op), **{op.inputs[0].name: loom.tensor(a), op.inputs[1].name: loom.tensor(b)})
+    want = call_function(op, args)
+    for out_dt in DTYPES:
+        out = loom.zeros(2, 3, dtype=ldt(out_dt))
+        src = want.dtype.name
+        castable = not (CATEGORY[src] == 2 and CATEGORY[out_dt] < 2) and not (src != "bool" and out_dt == "bool")
+        if not castable:
+            with pytest.raises(TypeError, match=rf"^{op.name}\(\): result type {src} can't be cast"):
+                call_function(op, args, out=out)
+            continue
+        r = call_function(op, args, out=out)
+        assert r is out and out.dtype == ldt(out_dt)
+        np.testing.assert_array_equal(out.numpy(), want.numpy().astype(out_dt))
