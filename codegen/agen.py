@@ -76,3 +76,23 @@ def call_args(op):
 
 def tensor_args(op, lists=False):
     return ", ".join(a.name for a in op.schema.args if a.type.base == "Tensor" and (lists or not a.type.is_list))
+
+
+def jvp_expr(d):
+    """A callable from the input tangents to the result's: the `result:` formula,
+    or one derived from the backward formulas by re-running the op."""
+    tensors = [a for a in d.op.schema.args if a.type.base == "Tensor"]
+    if d.forward is not None and not any(a.type.is_list for a in tensors):
+        params = ", ".join(f"{a.name}_t" for a in tensors)
+        return f"lambda {params}: {d.forward.expr}"
+    lists = [a for a in tensors if a.type.is_list]
+    fname = f"_ops.{d.op.name}" if "function" in d.op.variants else None
+    names = [a.name if not a.kwonly else f"{a.name}={a.name}" for a in d.op.schema.args]
+    if lists:   # the primals are the list's elements
+        n = lists[0].name
+        call = ", ".join(f"list(ts)" if a == n else a for a in names)
+        return f"_fw.derived_jvp(lambda *ts: {fname}({call}), {n})"
+    params = ", ".join(a.name for a in tensors)
+    call = ", ".join(names)
+    target = fname or f"(lambda {names[0]}, *rest: {names[0]}.{d.op.name}(*rest))"
+    return f"_fw.derived_jvp(lambda {params}: {target}({call}), ({params},))"

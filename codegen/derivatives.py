@@ -33,6 +33,7 @@ class Derivative:
     non_differentiable: bool
     output_differentiability: tuple
     line: int
+    forward: object = None   # the `result:` formula (forward mode), or None: derived from backward
 
     @property
     def saved(self):
@@ -96,6 +97,16 @@ def load(path, ops_model):
         allowed = set(a.name for a in op.schema.args) | {"grad", "grads"} | set(result_names) | set(HELPERS) \
             | op_names | set(BUILTINS)
         formulas, covered = [], set()
+        forward = None
+        if "result" in entry:
+            if len(op.schema.returns) != 1:
+                err("a 'result:' forward formula is for single-output ops", "result")
+            fw_allowed = allowed | {f"{t}_t" for t in tensor_args}
+            names = _names(str(entry["result"]), lambda m: err(m, "result"))
+            for n in sorted(names - fw_allowed):
+                err(f"forward formula names '{n}', which is not an argument, a tangent ({tensor_args[0]}_t, ...), "
+                    f"result or a known helper{did_you_mean(n, fw_allowed)}", "result")
+            forward = Formula(tuple(tensor_args), str(entry["result"]), names, entry.key_lines["result"])
         for key, expr in entry.items():
             if key in KEYS:
                 continue
@@ -128,7 +139,7 @@ def load(path, ops_model):
             if missing:
                 err(f"no formula for input '{missing[0]}' of {schema.full_name} "
                     f"(write '{missing[0]}: non_differentiable' or a formula)")
-        out.append(Derivative(op, tuple(formulas), bool(nd), tuple(bool(x) for x in od), line))
+        out.append(Derivative(op, tuple(formulas), bool(nd), tuple(bool(x) for x in od), line, forward))
     by_op = {d.op.schema.full_name: d for d in out}
     for op in ops_model.ops:
         if needs_entry(op) and op.schema.full_name not in by_op:

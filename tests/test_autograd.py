@@ -257,3 +257,21 @@ def test_functional_api_matches_closed_forms():
     H = F.hessian(lambda t: (t * t * t).sum(), x)
     np.testing.assert_allclose(H.numpy(), np.diag(6 * x.numpy()), rtol=1e-10)
     assert not x.requires_grad   # the caller's tensors are left alone
+
+
+def test_forward_ad_api():
+    from loom.autograd import forward_ad as fw
+    x = leaf(1.0, 2.0)
+    with pytest.raises(RuntimeError, match="dual_level"):
+        fw.make_dual(x, x)
+    with fw.dual_level():
+        d = fw.make_dual(x, loom.tensor([1.0, 0.0], dtype=loom.float64))
+        y = d.sin() * 3
+        p, t = fw.unpack_dual(y)
+        np.testing.assert_allclose(t.numpy(), [3 * np.cos(1.0), 0.0])
+        assert fw.unpack_dual(p).tangent is None
+        with pytest.raises(ValueError, match="tangent of shape"):
+            fw.make_dual(x, loom.ones(3, dtype=loom.float64))
+        y.sum().backward()            # the backward graph still runs through duals
+    np.testing.assert_allclose(x.grad.numpy(), 3 * np.cos([1.0, 2.0]))
+    assert fw.unpack_dual(y).tangent is None   # tangents end with the level

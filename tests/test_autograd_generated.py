@@ -125,3 +125,26 @@ def test_gradients_match_pytorch(case):
                       if isinstance(args[a.name], loom.Tensor) and args[a.name].requires_grad])
     for li, ti in zip(inputs, t_inputs):
         np.testing.assert_allclose(li.grad.numpy(), ti.grad.numpy(), rtol=1e-7, atol=1e-10)
+
+
+@pytest.mark.parametrize("case", [(d, layout) for d in DERIVS for layout in ("contiguous", "broadcast")],
+                         ids=lambda c: f"{c[0].op.schema.full_name}-{c[1]}")
+def test_forward_mode_matches_finite_differences(case):
+    from loom.autograd import forward_ad as fw
+    d, layout = case
+    args = _case(d, layout)
+    if args is None:
+        pytest.skip(f"layout {layout} does not apply to {d.op.schema.full_name}")
+    fn, inputs = _fn(d, args)
+    rng = np.random.default_rng(5)
+    primals = [x.detach() for x in inputs]
+    tangents = [loom.tensor(rng.standard_normal(tuple(x.shape))) for x in inputs]
+    with fw.dual_level():
+        out = fn(*[fw.make_dual(p, t) for p, t in zip(primals, tangents)])
+        jvp = fw.unpack_dual(out).tangent
+    eps = 1e-6
+    plus = fn(*[p + eps * t for p, t in zip(primals, tangents)]).numpy()
+    minus = fn(*[p - eps * t for p, t in zip(primals, tangents)]).numpy()
+    expected = (plus - minus) / (2 * eps)
+    got = np.zeros_like(expected) if jvp is None else jvp.numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)

@@ -35,8 +35,12 @@ def jvp(func, inputs, v=None, create_graph=False):
     us = [zeros_like(o).requires_grad_() for o in outs]
     gs = grad(list(outs), list(xs), us, create_graph=True, allow_unused=True)
     vs = [ones_like(x) for x in xs] if v is None else list(_tuple(v))
-    pairs = [(g, w) for g, w in zip(gs, vs) if g is not None]
-    jv = grad([g for g, _ in pairs], us, [w for _, w in pairs], create_graph=create_graph, allow_unused=True)
+    # a vjp that does not depend on the seed (floor, sign: zero gradient) adds nothing
+    pairs = [(g, w) for g, w in zip(gs, vs) if g is not None and g.requires_grad]
+    if not pairs:
+        jv = [None] * len(us)
+    else:
+        jv = grad([g for g, _ in pairs], us, [w for _, w in pairs], create_graph=create_graph, allow_unused=True)
     jv = tuple(j if j is not None else o.detach() * 0 for j, o in zip(jv, outs))
     return _detach(out) if not create_graph else out, (jv[0] if isinstance(out, Tensor) else jv)
 

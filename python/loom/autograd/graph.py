@@ -45,8 +45,11 @@ def make_node(cls, inputs, result):
 
 
 def attach(t, node, output_nr=0):
+    old = getattr(t, "_ag", None)
     t.__class__ = GradTensor
     t._ag = AutogradMeta(True, node, output_nr)
+    if old is not None:
+        t._ag.fw_grad = old.fw_grad   # a forward-mode tangent set before the node
     return t
 
 

@@ -3,9 +3,10 @@
 
 class AutogradMeta:
     """What a tensor that takes part in autograd carries (Tensor._ag)."""
-    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks", "accumulator")
+    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks", "accumulator", "fw_grad")
 
     def __init__(self, requires_grad=False, grad_fn=None, output_nr=0):
+        self.fw_grad = None      # forward-mode tangent, inside a forward_ad.dual_level
         self.requires_grad = requires_grad
         self.grad = None
         self.grad_fn = grad_fn
