@@ -17,8 +17,8 @@ def _root(t, g, what):
     if g is None:
         if t.numel() != 1:
             raise RuntimeError(f"{what}: grad can be implicitly created only for scalar outputs")
-        from .._ops import ones_like
-        g = ones_like(t)
+        from .._ops import full
+        g = full(tuple(t.shape), 1.0, dtype=t.dtype)
     elif tuple(g.shape) != tuple(t.shape):
         raise RuntimeError(f"{what}: Mismatch in shape: grad_output has a shape of {list(g.shape)} and output has "
                            f"a shape of {list(t.shape)}.")

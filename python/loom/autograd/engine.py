@@ -2,7 +2,7 @@
 sum gradients per node output, reduce broadcast gradients to each input's
 shape, and accumulate into leaves (or capture them, for autograd.grad)."""
 from .._tensor import Tensor
-from .grad_mode import set_grad_enabled
+from .grad_mode import _state as _grad_state
 from .node import AccumulateGrad
 
 
@@ -45,45 +45,65 @@ def run(roots, retain_graph, create_graph, capture=None):
     captured = {}
     buffers = {}
     for node, nr, g in roots:
-        buf = buffers.setdefault(node, [None] * node.n_outputs)
+        buf = buffers.get(node)
+        if buf is None:
+            buffers[node] = buf = [None] * node.n_outputs
         buf[nr] = _add(buf[nr], g)
     deps = _dependencies(list(buffers))
-    ready = [n for n in buffers if deps.get(n, 0) == 0]
-    with set_grad_enabled(create_graph):
+    ready = [n for n in buffers if n not in deps]
+    prev, _grad_state[0] = _grad_state[0], create_graph   # formulas record only for create_graph
+    try:
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None) or [None] * node.n_outputs
             if node.pre_hooks:
-                for nr, hooks in node.pre_hooks.items():
-                    for hook in sorted(hooks, key=lambda h: getattr(h, "runs_last", False)):
-                        if grads[nr] is not None:
-                            r = hook(grads[nr])
-                            grads[nr] = grads[nr] if r is None else r
+                _run_hooks(node, grads)
             if capture is not None:
                 for nr, g in enumerate(grads):
                     slot = capture.get((node, nr))
                     if slot is not None:
                         captured[slot] = _add(captured.get(slot), g)
-            if isinstance(node, AccumulateGrad):
+            if node.__class__ is AccumulateGrad:
                 if capture is None and grads[0] is not None:
                     _accumulate(node.variable, grads[0], create_graph)
                 continue
-            inputs = node.backward(grads) if any(g is not None for g in grads) else [None] * len(node.next_edges)
+            for g in grads:   # identity tests: list.count(None) would call Tensor.__eq__
+                if g is not None:
+                    inputs = node.backward(grads)
+                    break
+            else:
+                inputs = ()
             if not retain_graph:
                 node.release()
-            for edge, shape, g in zip(node.next_edges, node.input_shapes, inputs):
+            for k, edge in enumerate(node.next_edges):
                 if edge is None:
                     continue
-                child, nr = edge
+                child = edge[0]
+                g = inputs[k] if inputs else None
                 if g is not None:
+                    shape = node.input_shapes[k]
                     if shape is not None:
                         g = sum_to(g, shape)
-                    buf = buffers.setdefault(child, [None] * child.n_outputs)
-                    buf[nr] = _add(buf[nr], g)
-                deps[child] -= 1
-                if deps[child] == 0:
+                    buf = buffers.get(child)
+                    if buf is None:
+                        buffers[child] = buf = [None] * child.n_outputs
+                    nr = edge[1]
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                left = deps[child] - 1
+                deps[child] = left
+                if left == 0:
                     ready.append(child)
+    finally:
+        _grad_state[0] = prev
     return captured
+
+
+def _run_hooks(node, grads):
+    for nr, hooks in node.pre_hooks.items():
+        for hook in sorted(hooks, key=lambda h: getattr(h, "runs_last", False)):
+            if grads[nr] is not None:
+                r = hook(grads[nr])
+                grads[nr] = grads[nr] if r is None else r
 
 
 def _accumulate(leaf, g, create_graph):

@@ -34,13 +34,16 @@ def make_node(cls, inputs, result):
     requires grad. An input's shape is kept only when it differs from the
     result's: that is when the engine must reduce a broadcast gradient."""
     edges = [edge(x) for x in inputs]
-    if all(e is None for e in edges):
+    for e in edges:
+        if e is not None:
+            break
+    else:
         return None
     node = cls()
     node.next_edges = edges
     rh = result._h
-    node.input_shapes = [None if isinstance(x, Tensor) and lib.lm_same_shape(x._h, rh)
-                         else (tuple(x.shape) if isinstance(x, Tensor) else ()) for x in inputs]
+    same = lib.lm_same_shape
+    node.input_shapes = [None if e is None or same(x._h, rh) else tuple(x.shape) for x, e in zip(inputs, edges)]
     return node
 
 

@@ -6,14 +6,11 @@ class AutogradMeta:
     __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks", "accumulator", "fw_grad")
 
     def __init__(self, requires_grad=False, grad_fn=None, output_nr=0):
-        self.fw_grad = None      # forward-mode tangent, inside a forward_ad.dual_level
         self.requires_grad = requires_grad
-        self.grad = None
         self.grad_fn = grad_fn
         self.output_nr = output_nr
+        self.grad = self.hooks = self.accumulator = self.fw_grad = None   # fw_grad: forward-mode tangent
         self.retains_grad = False
-        self.hooks = None
-        self.accumulator = None
 
 
 class Node:
