@@ -4,7 +4,8 @@ import zlib
 from .model import CTYPES
 
 NSHARDS = 8
-PROMOTE_C = {"default": "LM_PROMOTE_DEFAULT", "float": "LM_PROMOTE_FLOAT", "bool_out": "LM_PROMOTE_BOOL_OUT"}
+PROMOTE_C = {"default": "LM_PROMOTE_DEFAULT", "float": "LM_PROMOTE_FLOAT", "bool_out": "LM_PROMOTE_BOOL_OUT",
+             "scalars": "LM_PROMOTE_SCALARS"}
 REDUCE_C = {"sum": "LM_REDUCE_SUM", "keep": "LM_REDUCE_KEEP", "bool": "LM_REDUCE_BOOL", "float": "LM_REDUCE_FLOAT"}
 CTX_C = {"Scalar": "lm_scalar", "float": "double", "int": "int64_t", "bool": "bool"}
 
@@ -153,3 +154,8 @@ def entry_args(op):
         else:
             out.append(n)
     return out
+
+
+def promoting_scalars(op):
+    """The ctx fields holding Scalars that take part in promotion (promote: scalars)."""
+    return [a.name for a in op.ctx_args if a.type.base == "Scalar"] if op.promote == "scalars" else []

@@ -23,7 +23,7 @@ DTYPE_SETS = {
 }
 KINDS = ("pointwise", "reduction", "kernel", "composite")
 VARIANTS = ("function", "method", "inplace", "out")
-PROMOTE = ("default", "float", "bool_out")
+PROMOTE = ("default", "float", "bool_out", "scalars")
 REDUCE_RULES = ("sum", "keep", "bool", "float")
 TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "skip", "nondeterministic", "layouts")
 KEYS = ("func", "variants", "doc", "dtypes", "promote", "reduce", "mean", "operators", "test") + KINDS

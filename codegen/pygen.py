@@ -178,10 +178,10 @@ def _sig_text(op):
 
 
 def group_doc(group):
-    lines = [g.doc for g in group if g.doc]
-    text = lines[0] if lines else group[0].name
-    sigs = "\n    ".join(f"{g.schema.full_name}{_sig_text(g)}" for g in group)
-    return f'"""{text}\n\n    Overloads:\n    {sigs}\n    """'
+    first = next((g.doc for g in group if g.doc), group[0].name)
+    each = "\n\n    ".join(f"{g.schema.full_name}{_sig_text(g)}\n        {g.doc}" for g in group)
+    text = f"{first}\n\n    Overloads:\n\n    {each}".replace("\\", "\\\\").replace('"""', "'''")
+    return f'"""{text}\n    """'
 
 
 def call_through(op):
@@ -236,3 +236,11 @@ def dunder_parts(op, kind):
             and not any(st.startswith(f"{a.name}_d, ") for a in op.ctx_args if a.type.base == "Scalar" and a.has_default)]
     defaults = [f"{a.name} = {a.default!r}" for a in op.ctx_args if a.type.base != "Scalar"]
     return defaults + keep, [handles.get(x, consts.get(x, x)) for x in cargs]
+
+
+def returns_self_alias(op):
+    """A return annotated with self's alias (Tensor(a)) may be self itself."""
+    first = op.schema.args[0] if op.schema.args else None
+    ret = op.schema.returns[0] if len(op.schema.returns) == 1 else None
+    return (first is not None and first.name == "self" and first.type.alias and ret is not None
+            and ret.type.alias == first.type.alias and not ret.type.mutable)

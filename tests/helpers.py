@@ -52,7 +52,13 @@ def can_cast(src, dst):
 
 
 def pointwise_dtypes(op, operands):
-    """(compute dtype, result dtype) of a pointwise op over (dtype, kind) operands."""
+    """(compute dtype, result dtype) of a pointwise op over (dtype, kind) operands.
+    A `promote: scalars` op's Scalar arguments (its test values) count as Python numbers."""
+    if op.promote == "scalars":
+        for v in default_ctx(op).values():
+            if isinstance(v, (bool, int, float)):
+                kind = "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "float"
+                operands = list(operands) + [(SCALAR_DTYPE[kind], "scalar")]
     compute = result_type(operands)
     if op.promote == "float" and CATEGORY[compute] < 2:
         compute = "float32"

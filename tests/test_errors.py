@@ -27,7 +27,8 @@ def _other_args(op):
 
 @pytest.mark.parametrize("op", BINARY_POINTWISE, ids=lambda op: op.name)
 def test_mismatched_shapes(op):
-    a, b = loom.ones(2, 3), loom.ones(4)
+    dt = getattr(loom, op.dtypes[-1])
+    a, b = loom.ones(2, 3, dtype=dt), loom.ones(4, dtype=dt)
     with pytest.raises(ValueError, match=rf"^{op.name}\(\): .*size of tensor a \(3\) must match"):
         getattr(loom, op.name)(a, b)
     with pytest.raises(RuntimeError):   # PyTorch users catch RuntimeError: loom's errors are both

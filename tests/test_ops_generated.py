@@ -162,7 +162,8 @@ def test_operators(case):
         y = x
         fn_i = {"__add__": operator.iadd, "__sub__": operator.isub, "__mul__": operator.imul,
                 "__truediv__": operator.itruediv, "__pow__": operator.ipow, "__mod__": operator.imod,
-                "__floordiv__": operator.ifloordiv}[base]
+                "__floordiv__": operator.ifloordiv, "__and__": operator.iand, "__or__": operator.ior,
+                "__xor__": operator.ixor}[base]
         y = fn_i(y, b)
         assert y is x
         np.testing.assert_allclose(x.numpy(), want.numpy())

@@ -182,3 +182,29 @@ def test_out_dtype_may_be_wider_never_narrower(op):
         r = call_function(op, args, out=out)
         assert r is out and out.dtype == ldt(out_dt)
         np.testing.assert_array_equal(out.numpy(), want.numpy().astype(out_dt))
+
+
+def test_pointwise_result_dtypes_match_pytorch():
+    """Optional differential check: where PyTorch computes an op (same name) loom's result dtype is PyTorch's."""
+    torch = pytest.importorskip("torch")
+    bad = []
+    for op in POINTWISE:
+        tfn = getattr(torch, op.name, None)
+        if tfn is None:
+            continue
+        choices = [["bool"] if op.test.get("inputs", {}).get(a.name) == "bool" else DTYPES for a in op.inputs]
+        for dts in itertools.product(*choices):
+            kw = {k: v for k, v in default_ctx(op).items()}
+            lm = [loom.ones(2, dtype=ldt(d)) for d in dts]
+            th = [torch.ones(2, dtype=getattr(torch, d)) for d in dts]
+            try:
+                want = str(tfn(*th, **kw).dtype).split(".")[1]
+            except (RuntimeError, TypeError, NotImplementedError):
+                continue   # PyTorch has no kernel here; loom may support more
+            try:
+                got = call_function(op, dict(kw, **{a.name: t for a, t in zip(op.inputs, lm)})).dtype.name
+            except TypeError:
+                got = "TypeError"
+            if got != want:
+                bad.append((op.name, dts, got, want))
+    assert not bad, bad

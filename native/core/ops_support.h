@@ -10,6 +10,7 @@ typedef enum {
     LM_PROMOTE_DEFAULT,   /* compute and output in the promoted type */
     LM_PROMOTE_FLOAT,     /* integral/bool promote to the default float */
     LM_PROMOTE_BOOL_OUT,  /* compute in the promoted type, output bool */
+    LM_PROMOTE_SCALARS,   /* as DEFAULT, with the op's Scalar arguments as weak numbers (clamp) */
 } lm_promote_rule;
 
 typedef struct {
@@ -17,6 +18,8 @@ typedef struct {
     int ninputs;
     lm_promote_rule promote;
     lm_loop_fn loops[LM_NUM_DTYPES];   /* indexed by compute dtype; NULL = unsupported */
+    int nscalars;                      /* LM_PROMOTE_SCALARS: lm_scalar fields of the ctx */
+    size_t scalar_offsets[4];
 } lm_pointwise_spec;
 
 /* out == NULL: allocate. Otherwise write into out (in-place when out is an

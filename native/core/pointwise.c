@@ -3,10 +3,25 @@
 #include <string.h>
 #include "ops_support.h"
 
-static int result_dtype(const lm_pointwise_spec *spec, lm_tensor **ins, int *compute, int *outdt) {
+/* Scalars that take part in promotion count as wrapped Python numbers. */
+static int promote_with_scalars(const lm_pointwise_spec *spec, lm_tensor **ins, const void *ctx) {
+    lm_tensor *all[LM_MAX_OPS + 4];
+    int n = 0;
+    for (int k = 0; k < spec->ninputs; k++) all[n++] = ins[k];
+    for (int j = 0; j < spec->nscalars; j++) {
+        lm_scalar v = *(const lm_scalar *)((const char *)ctx + spec->scalar_offsets[j]);
+        if (v.kind >= 0 && (all[n] = lm_scalar_tensor(v, -1, true))) n++;
+    }
+    int r = lm_result_type(all, n);
+    for (int k = spec->ninputs; k < n; k++) lm_release(all[k]);
+    return r;
+}
+
+static int result_dtype(const lm_pointwise_spec *spec, lm_tensor **ins, int *compute, int *outdt, const void *ctx) {
     if (ins[0]->device != LM_CPU)   /* the loops table is the CPU's; CUDA adds its own */
         return lm_set_error(LM_ERR_NOTIMPL, "no kernel for device %d", ins[0]->device);
-    int r = lm_result_type(ins, spec->ninputs);
+    int r = spec->promote == LM_PROMOTE_SCALARS ? promote_with_scalars(spec, ins, ctx)
+                                               : lm_result_type(ins, spec->ninputs);
     if (spec->promote == LM_PROMOTE_FLOAT && !lm_is_floating(r)) r = LM_FLOAT32;
     *compute = r;
     *outdt = spec->promote == LM_PROMOTE_BOOL_OUT ? LM_BOOL : r;
@@ -25,6 +40,7 @@ static bool overlaps(const lm_tensor *out, const lm_tensor *in) {
 
 int lm_write_result(const char *name, lm_tensor *out, lm_tensor *result) {
     (void)name;
+    if (lm_check_writable(out)) return -1;
     if (!lm_same_shape(out, result)) {
         char a[256], b[256];
         lm_format_shape(a, sizeof a, out->ndim, out->shape);
@@ -81,7 +97,7 @@ static lm_tensor *fast_path(const lm_pointwise_spec *spec, lm_tensor **ins, int 
 
 lm_tensor *lm_pointwise(const lm_pointwise_spec *spec, lm_tensor **ins, lm_tensor *out, const void *ctx) {
     int n = spec->ninputs, compute, outdt;
-    if (result_dtype(spec, ins, &compute, &outdt)) return NULL;
+    if (result_dtype(spec, ins, &compute, &outdt, ctx)) return NULL;
     if (!out) {
         lm_tensor *r = fast_path(spec, ins, compute, outdt, ctx);
         if (r || lm_error_code()) return r;
@@ -96,6 +112,7 @@ lm_tensor *lm_pointwise(const lm_pointwise_spec *spec, lm_tensor **ins, lm_tenso
     }
 
     lm_tensor *target = NULL;    /* what the loop writes */
+    if (out && lm_check_writable(out)) return NULL;
     if (out) {
         int ond = 0;
         int64_t oshape[LM_MAX_DIMS];

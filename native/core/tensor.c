@@ -272,3 +272,13 @@ lm_tensor *lm_wrapped_scalar(double d, int64_t i, int kind) {
     lm_scalar v = {d, i, kind};
     return lm_scalar_tensor(v, -1, true);
 }
+
+int lm_check_writable(const lm_tensor *t) {
+    if (lm_numel(t) == 0) return 0;   /* nothing is written (NumPy gives empty arrays zero strides) */
+    for (int d = 0; d < t->ndim; d++)
+        if (t->strides[d] == 0 && t->shape[d] > 1)
+            return lm_set_error(LM_ERR_RUNTIME, "unsupported operation: more than one element of the written-to tensor "
+                                "refers to a single memory location. Please clone() the tensor before performing "
+                                "the operation.");
+    return 0;
+}

@@ -56,7 +56,7 @@ lm_tensor *lm_cpu_linspace(lm_scalar start, lm_scalar end, int64_t steps, int dt
     /* from both ends, as PyTorch, so the last value is exactly `end` */
     LM_DISPATCH(dtype, T, ,
         for (int64_t i = 0; i < steps; i++)
-            ((T *)p)[i] = (T)(i < steps / 2 ? s + step * (double)i : e - step * (double)(steps - 1 - i));)
+            ((T *)p)[i] = (T)(steps == 1 ? s : i < steps / 2 ? s + step * (double)i : e - step * (double)(steps - 1 - i));)
     return t;
 }
 

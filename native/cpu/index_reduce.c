@@ -5,12 +5,12 @@
 #include "loom_ops.h"
 
 static int argreduce(lm_tensor *self, int64_t dim, bool keepdim, bool is_max, lm_tensor **values,
-                     lm_tensor **indices, const char *what) {
+                     lm_tensor **indices) {
     lm_tensor *x = self;
     int d = 0;
     if (dim == INT64_MIN) {   /* None: the flattened tensor */
         int64_t n = lm_numel(self);
-        if (n == 0) return lm_set_error(LM_ERR_INDEX, "%s(): Expected reduction dim to be specified for input.numel() == 0.", what);
+        if (n == 0) return lm_set_error(LM_ERR_INDEX, "Expected reduction dim to be specified for input.numel() == 0.");
         x = lm_contiguous(self);
         if (!x) return -1;
         int64_t one = 1;
@@ -62,18 +62,18 @@ static int argreduce(lm_tensor *self, int64_t dim, bool keepdim, bool is_max, lm
 
 lm_tensor *lm_cpu_argmax(lm_tensor *self, int64_t dim, bool keepdim) {
     lm_tensor *i = NULL;
-    return argreduce(self, dim, keepdim, true, NULL, &i, "argmax") ? NULL : i;
+    return argreduce(self, dim, keepdim, true, NULL, &i) ? NULL : i;
 }
 
 lm_tensor *lm_cpu_argmin(lm_tensor *self, int64_t dim, bool keepdim) {
     lm_tensor *i = NULL;
-    return argreduce(self, dim, keepdim, false, NULL, &i, "argmin") ? NULL : i;
+    return argreduce(self, dim, keepdim, false, NULL, &i) ? NULL : i;
 }
 
 int lm_cpu_max_dim(lm_tensor *self, int64_t dim, bool keepdim, lm_tensor **out) {
-    return argreduce(self, dim, keepdim, true, &out[0], &out[1], "max");
+    return argreduce(self, dim, keepdim, true, &out[0], &out[1]);
 }
 
 int lm_cpu_min_dim(lm_tensor *self, int64_t dim, bool keepdim, lm_tensor **out) {
-    return argreduce(self, dim, keepdim, false, &out[0], &out[1], "min");
+    return argreduce(self, dim, keepdim, false, &out[0], &out[1]);
 }

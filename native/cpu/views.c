@@ -239,6 +239,7 @@ lm_tensor *lm_cpu_to_device(lm_tensor *self, int device, int dtype, bool copy) {
 }
 
 int lm_cpu_copy_(lm_tensor *self, lm_tensor *src) {
+    if (lm_check_writable(self)) return -1;
     int nd;
     int64_t shape[LM_MAX_DIMS];
     if (lm_broadcast_shapes(self->ndim, self->shape, src->ndim, src->shape, &nd, shape)) return -1;
@@ -259,6 +260,7 @@ int lm_cpu_copy_(lm_tensor *self, lm_tensor *src) {
 }
 
 int lm_cpu_fill_(lm_tensor *self, lm_scalar value) {
+    if (lm_check_writable(self)) return -1;
     lm_tensor *v = lm_scalar_tensor(value, self->dtype, false);
     if (!v) return -1;
     int err = lm_copy_into(self, v);

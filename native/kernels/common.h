@@ -57,6 +57,18 @@ static inline int64_t lm_ifloordiv(int64_t a, int64_t b) {
     int64_t q = a / b;
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
+/* Python's float //, CPython's algorithm: exact where floor(a / b) rounds
+ * wrongly (1.0 // 0.1 is 9). Division by zero gives a / b (inf or nan). */
+static inline double lm_floordiv_py(double a, double b) {
+    if (b == 0) return a / b;
+    double mod = fmod(a, b), div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0;
+    if (div != 0) {
+        double f = floor(div);
+        return div - f > 0.5 ? f + 1.0 : f;
+    }
+    return copysign(0.0, a / b);
+}
 static inline double lm_fmod_py(double a, double b) {
     double r = fmod(a, b);
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;

@@ -205,7 +205,10 @@ def _device_arg(x, op, name):
     if isinstance(x, device):
         return x.code
     if isinstance(x, str):
-        return device(x).code
+        try:
+            return device(x).code
+        except RuntimeError as e:
+            raise RuntimeError(f"{op}(): {e}") from None
     _type_error(op, name, "device", x)
 
 

@@ -67,7 +67,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
                 arr = np.asarray(data)
             except ValueError as e:
                 raise ValueError(f"tensor(): could not build a tensor from this data ({e})") from None
-            if arr.dtype == np.float64 and not isinstance(data, np.generic):
+            if dtype is None and arr.dtype == np.float64 and not isinstance(data, np.generic):
                 arr = arr.astype(np.float32)   # Python floats become the default float dtype
         if arr.dtype == object or arr.dtype.kind not in "biuf":
             raise TypeError(f"tensor(): could not infer a dtype for data of type {type(data).__name__}")

@@ -138,6 +138,12 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    def __contains__(self, element):
+        if not isinstance(element, (Tensor, int, float, bool)):
+            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                               f"{type(element).__name__}.")
+        return bool((self == element).any().item())
+
     # ---- NumPy: zero-copy both ways ----
     @property
     def __array_interface__(self):
@@ -159,8 +165,13 @@ class Tensor:
 
     def __repr__(self):
         a = self.numpy()
-        body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
-                               formatter={"bool": lambda b: "True" if b else "False"})
+        fmt = {"bool": lambda b: "True" if b else "False"}
+        if a.dtype.kind == "f" and a.size:
+            finite = a[np.isfinite(a)]
+            big = finite.size and (np.abs(finite).max() >= 1e8 or 0 < np.abs(finite[finite != 0]).min(initial=1) < 1e-4)
+            if finite.size and not big and not np.all(finite == np.round(finite)):
+                fmt["float_kind"] = lambda x: f"{x:.4f}"   # as PyTorch: fixed 4 decimals unless all whole
+        body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, formatter=fmt)
         extra = "" if self.dtype.name in ("float32", "int64", "bool") else f", dtype=loom.{self.dtype.name}"
         if a.size == 0:
             extra = f", size={tuple(a.shape)}" + (extra if extra else "")

@@ -1,0 +1,161 @@
+"""The generator against the real ops.yaml: errors injected anywhere in it point
+at the right line, the generated sources are valid Python, the installed
+package offers exactly the variants the model declares, and adding one op
+touches only what it must (one C shard for a pointwise op, none for a composite)."""
+import inspect
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import loom
+from codegen import emit, model
+from codegen.errors import SpecError
+from conftest import ROOT
+from helpers import op_id
+from opinputs import MODEL
+
+REAL = (ROOT / "ops.yaml").read_text()
+LINES = REAL.splitlines(keepends=True)
+
+
+def _load_text(tmp_path, text):
+    path = tmp_path / "ops.yaml"
+    path.write_text(text)
+    return model.load(path, ROOT / "native")
+
+
+def _with_line_after(lineno, text):
+    """The real file with `text` inserted after line `lineno` (1-based)."""
+    return "".join(LINES[:lineno] + [text] + LINES[lineno:])
+
+
+@pytest.mark.parametrize("op", MODEL.ops[::3], ids=op_id)
+def test_unknown_key_in_any_entry_names_its_line(tmp_path, op):
+    assert LINES[op.line - 1].lstrip().startswith("- func:"), "Op.line is the entry's first line"
+    with pytest.raises(SpecError) as err:
+        _load_text(tmp_path, _with_line_after(op.line, "  kernal: x\n"))
+    assert str(err.value) == f"ops.yaml:{op.line + 1}: unknown key 'kernal' (did you mean 'kernel'?)"
+
+
+@pytest.mark.parametrize("op", [o for o in MODEL.ops if "pointwise" == o.kind][::4], ids=op_id)
+def test_unknown_kernel_in_any_entry_names_the_kernel_line(tmp_path, op):
+    entry_end = next(i for i in range(op.line, len(LINES)) if LINES[i].startswith("- func:") or i == len(LINES) - 1)
+    kline = next(i + 1 for i in range(op.line - 1, entry_end) if LINES[i].startswith("  pointwise:"))
+    text = "".join(LINES[:kline - 1] + [f"  pointwise: {op.kernel}x\n"] + LINES[kline:])
+    with pytest.raises(SpecError) as err:
+        _load_text(tmp_path, text)
+    assert str(err.value).startswith(f"ops.yaml:{kline}: unknown pointwise kernel '{op.kernel}x'")
+    assert f"(did you mean '{op.kernel}'?)" in str(err.value)
+
+
+def test_bad_schema_deep_in_the_file(tmp_path):
+    last = MODEL.ops[-1]
+    text = REAL.replace("- func: fill_(Tensor(a!) self, Scalar value)", "- func: fill_(Tensor(a!) self, Scalr value)")
+    with pytest.raises(SpecError, match=r"unknown type 'Scalr'") as err:
+        _load_text(tmp_path, text)
+    assert err.value.line == last.line and str(err.value).startswith(f"ops.yaml:{last.line}: ")
+
+
+def test_yaml_syntax_error_deep_in_the_file(tmp_path):
+    op = MODEL.get("mul.Tensor")
+    with pytest.raises(SpecError, match="invalid YAML") as err:
+        _load_text(tmp_path, _with_line_after(op.line, "  variants: [function, method\n"))
+    assert abs(err.value.line - (op.line + 1)) <= 1, str(err.value)
+
+
+def test_cli_exit_code_and_message(tmp_path):
+    path = tmp_path / "ops.yaml"
+    path.write_text(REAL.replace("  pointwise: sigmoid\n", "  pointwise: sigmoidd\n"))
+    (tmp_path / "derivatives.yaml").write_text((ROOT / "derivatives.yaml").read_text())
+    r = subprocess.run([sys.executable, "-m", "codegen", "--check", "--ops", str(path),
+                        "--native", str(ROOT / "native")], capture_output=True, text=True, cwd=ROOT)
+    line = next(i + 1 for i, s in enumerate(LINES) if s == "  pointwise: sigmoid\n")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert re.match(rf"^error: ops\.yaml:{line}: unknown pointwise kernel 'sigmoidd' \(did you mean 'sigmoid'\?\)",
+                    r.stderr), r.stderr
+
+
+# ---- generated sources
+
+
+@pytest.fixture(scope="module")
+def rendered():
+    return emit.render(MODEL, ROOT / "native")
+
+
+def test_generated_python_compiles(rendered):
+    for name, text in rendered.items():
+        if name.endswith((".py", ".pyi")):
+            compile(text, name, "exec")
+
+
+def test_stubs_declare_every_function_and_method(rendered):
+    stub = rendered["__init__.pyi"]
+    for op in MODEL.ops:
+        if "function" in op.variants:
+            assert re.search(rf"^def {op.name}\(", stub, re.M), op.name
+        if "method" in op.variants:
+            assert re.search(rf"^\s+def {op.name}\(self", stub, re.M), op.name
+        if "inplace" in op.variants:
+            assert re.search(rf"^\s+def {op.name}_\(self", stub, re.M), op.name + "_"
+
+
+def _render_with(extra):
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "ops.yaml"
+        p.write_text(REAL + extra)
+        return emit.render(model.load(p, ROOT / "native"), ROOT / "native")
+
+
+def test_adding_a_composite_op_changes_no_c_source(rendered):
+    new = _render_with("\n- func: twice(Tensor self) -> Tensor\n  variants: function, method\n"
+                       "  composite: |\n    return add(self, self)\n  test: {ref: '2 * self'}\n")
+    assert [n for n in rendered if n.endswith(".c") and rendered[n] != new[n]] == []
+    assert "def twice(" in new["_ops.py"] and "def twice(" in new["__init__.pyi"]
+    compile(new["_ops.py"], "_ops.py", "exec")
+
+
+def test_adding_a_pointwise_op_changes_one_shard(rendered):
+    new = _render_with("\n- func: neg_again(Tensor self) -> Tensor\n  variants: function, out\n"
+                       "  pointwise: neg\n  dtypes: numeric\n  test: {ref: '-self'}\n")
+    changed = [n for n in rendered if n.startswith("ops_shard") and rendered[n] != new[n]]
+    assert len(changed) == 1, changed
+    assert "lm_op_neg_again" in new[changed[0]] and "lm_op_neg_again" in new["cdef.h"]
+
+
+# ---- the installed package against the model
+
+
+@pytest.mark.parametrize("op", MODEL.ops, ids=op_id)
+def test_installed_variants_match_the_model(op):
+    fn = getattr(loom, op.name, None)
+    assert (fn is not None) == ("function" in op.variants) or len(MODEL.by_name()[op.name]) > 1
+    if "function" in op.variants and len(MODEL.by_name()[op.name]) == 1:
+        assert op.doc.split(".")[0] in (fn.__doc__ or ""), "the function's docstring comes from ops.yaml"
+        params = inspect.signature(fn).parameters
+        for a in op.schema.args:
+            assert a.name in params or f"_{a.name}" in params, a.name
+        assert ("out" in params) == ("out" in op.variants)
+    assert hasattr(loom.Tensor, op.name) == ("method" in op.variants or any(
+        "method" in o.variants for o in MODEL.by_name()[op.name]))
+    assert hasattr(loom.Tensor, op.name + "_") == ("inplace" in op.variants or op.name + "_" in
+                                                   {o.name for o in MODEL.ops})
+    for dunder in op.operators:
+        assert getattr(loom.Tensor, dunder) is not getattr(object, dunder, None), dunder
+
+
+def test_exported_functions_are_the_models():
+    want = {op.name for op in MODEL.ops if "function" in op.variants}
+    assert set(loom._ops.__all__) == want
+
+
+def test_overloaded_docstrings_cover_every_overload():
+    """help(loom.max) should describe max(x, dim) too: each overload's doc from ops.yaml is in the docstring."""
+    missing = [op.schema.full_name for name, group in MODEL.by_name().items() if len(group) > 1
+               for op in group if "function" in op.variants
+               and op.doc.split(".")[0] not in (getattr(loom, name).__doc__ or "")]
+    assert not missing, missing
