@@ -96,3 +96,19 @@ def jvp_expr(d):
     call = ", ".join(names)
     target = fname or f"(lambda {names[0]}, *rest: {names[0]}.{d.op.name}(*rest))"
     return f"_fw.derived_jvp(lambda {params}: {target}({call}), ({params},))"
+
+
+def is_view_op(d):
+    """Ops whose result aliases self (Tensor(a) -> Tensor(a)): in-place writes to it are refused."""
+    from .pygen import returns_self_alias
+    return returns_self_alias(d.op) and d.op.name not in ("to", "contiguous")
+
+
+def save_condition(d, name):
+    """When a saved value is needed: some formula reading it is for an input with an edge."""
+    tensors = [a for a in d.op.schema.args if a.type.base == "Tensor"]
+    if any(a.type.is_list for a in tensors):
+        return "True"
+    index = {a.name: i for i, a in enumerate(tensors)}
+    edges = sorted({index[i] for f in d.formulas if name in f.names for i in f.inputs})
+    return " or ".join(f"e[{k}] is not None" for k in edges) or "False"

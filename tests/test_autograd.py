@@ -275,3 +275,14 @@ def test_forward_ad_api():
         y.sum().backward()            # the backward graph still runs through duals
     np.testing.assert_allclose(x.grad.numpy(), 3 * np.cos([1.0, 2.0]))
     assert fw.unpack_dual(y).tangent is None   # tangents end with the level
+
+
+def test_inplace_on_a_view_in_the_graph_is_refused():
+    x = leaf(1.0, 2.0, 3.0)
+    y = x * 2
+    for view in (y[0:2], y.view(3), y.unsqueeze(0)):
+        with pytest.raises(RuntimeError, match="view of a tensor in the autograd graph"):
+            view.mul_(3)
+    y[0:2] = y[0:2] * 3          # writing through the base is supported
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [6.0, 6.0, 2.0])

@@ -58,8 +58,14 @@ def attach(t, node, output_nr=0):
 
 def check_inplace(self, op):
     meta = getattr(self, "_ag", None)
-    if meta is not None and meta.requires_grad and meta.grad_fn is None and _state[0]:
+    if meta is None or not _state[0]:
+        return
+    if meta.requires_grad and meta.grad_fn is None:
         raise RuntimeError(f"{op}(): a leaf Variable that requires grad is being used in an in-place operation.")
+    if meta.is_view:
+        # the base's history would miss the write (PyTorch rebases it with CopySlices): refuse
+        raise RuntimeError(f"{op}(): in-place operations on a view of a tensor in the autograd graph are not "
+                           f"supported yet; write through the base (base[idx] = ...) or clone() the view first.")
 
 
 def inplace_via_outplace(self, compute, op):

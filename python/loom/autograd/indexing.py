@@ -34,7 +34,9 @@ def record_getitem(t, key, result):
     if node is None:
         return result
     node.key, node.shape, node.dtype = key, tuple(t.shape), t.dtype
-    return attach(result, node)
+    attach(result, node)
+    result._ag.is_view = True
+    return result
 
 
 def setitem_with_grad(t, key, value, write):

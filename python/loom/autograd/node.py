@@ -3,14 +3,15 @@
 
 class AutogradMeta:
     """What a tensor that takes part in autograd carries (Tensor._ag)."""
-    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks", "accumulator", "fw_grad")
+    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks", "accumulator", "fw_grad",
+                 "is_view")
 
     def __init__(self, requires_grad=False, grad_fn=None, output_nr=0):
         self.requires_grad = requires_grad
         self.grad_fn = grad_fn
         self.output_nr = output_nr
         self.grad = self.hooks = self.accumulator = self.fw_grad = None   # fw_grad: forward-mode tangent
-        self.retains_grad = False
+        self.retains_grad = self.is_view = False
 
 
 class Node:
