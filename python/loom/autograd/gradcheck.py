@@ -24,16 +24,14 @@ def _numerical(func, inputs, wrt, eps):
     outs = _outputs(func, inputs)
     jac = [[np.zeros((o.numel(), x.numel())) for x in wrt] for o in outs]
     for j, x in enumerate(wrt):
-        flat = x.detach().numpy().reshape(-1) if x.is_contiguous() else None
-        if flat is None:
-            raise GradcheckError("gradcheck needs contiguous inputs to perturb")
-        for k in range(flat.size):
-            orig = flat[k]   # perturbed in place (func may itself need grad mode: gradgradcheck)
-            flat[k] = orig + eps
+        view = x.detach().numpy()   # shares x's memory, strided or not
+        for k, idx in enumerate(np.ndindex(view.shape)):   # C order, as the analytical rows
+            orig = view[idx]   # perturbed in place (func may itself need grad mode: gradgradcheck)
+            view[idx] = orig + eps
             plus = [o.detach().numpy().astype(np.float64).copy() for o in _outputs(func, inputs)]
-            flat[k] = orig - eps
+            view[idx] = orig - eps
             minus = [o.detach().numpy().astype(np.float64).copy() for o in _outputs(func, inputs)]
-            flat[k] = orig
+            view[idx] = orig
             for i in range(len(outs)):
                 jac[i][j][:, k] = ((plus[i] - minus[i]) / (2 * eps)).reshape(-1)
     return jac
