@@ -1,6 +1,7 @@
 """python -m codegen: validate the YAML and write the generated sources.
 
     python -m codegen --check                 validate only
+    python -m codegen --explain NAME          what is generated for an op
     python -m codegen --out DIR [--depfile F] generate into DIR
 """
 import argparse
@@ -19,6 +20,7 @@ def main(argv=None):
     ap.add_argument("--out", help="directory for the generated files")
     ap.add_argument("--depfile")
     ap.add_argument("--check", action="store_true", help="validate the YAML and exit")
+    ap.add_argument("--explain", metavar="NAME", help="print what is generated for an op")
     args = ap.parse_args(argv)
     derivs_path = args.derivatives or str(Path(args.ops).with_name("derivatives.yaml"))
     try:
@@ -27,6 +29,11 @@ def main(argv=None):
     except SpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    if args.explain:
+        from .explain import explain
+        text = explain(m, d, args.explain, args.native)
+        print(text, file=sys.stderr if text.startswith("no op") else sys.stdout)
+        return 1 if text.startswith("no op") else 0
     if args.check:
         print(f"{args.ops}: {len(m.ops)} ops OK; {derivs_path}: {len(d)} derivatives OK")
         return 0
