@@ -11,9 +11,11 @@ from . import yamlload
 from .errors import SpecError, did_you_mean
 from .schema import Schema, SchemaError
 
-HELPERS = ("sum_backward", "mean_backward", "amax_backward", "selected_backward", "matmul_backward",
-           "permute_backward", "narrow_backward", "cat_backward", "stack_backward", "clamp_backward",
-           "maximum_backward", "pow_exponent_backward", "zeros_like")
+# the helpers formulas may call: the public functions of loom.autograd.formulas,
+# read from its source so a new helper needs no list edit here
+_FORMULAS = Path(__file__).resolve().parent.parent / "python/loom/autograd/formulas.py"
+HELPERS = tuple(n.name for n in ast.parse(_FORMULAS.read_text()).body
+                if isinstance(n, ast.FunctionDef) and not n.name.startswith("_"))
 KEYS = ("name", "non_differentiable", "output_differentiability", "result")
 BUILTINS = ("None", "True", "False", "len", "range", "list", "tuple", "float", "int")
 

@@ -120,4 +120,5 @@ def inputs(native, ops_path, derivs_path):
     deps = [Path(ops_path), Path(derivs_path), native / "core/loom.h"]
     deps += sorted(Path(__file__).resolve().parent.glob("*.py")) + sorted(TEMPLATES.glob("*.j2"))
     deps += sorted((native / "kernels").glob("*/*.h")) + sorted(native.glob("cpu/*.c"))
-    return deps
+    from .derivatives import _FORMULAS   # helper names are read from it
+    return deps + [_FORMULAS]

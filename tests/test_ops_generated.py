@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import loom
+import nnref
 from opinputs import LAYOUTS, MODEL, TOL, expected_dtype, make_inputs
 
 TESTED = [op for op in MODEL.ops if "ref" in op.test and not op.test.get("skip")
@@ -21,7 +22,7 @@ def _id(case):
 
 
 def reference(op, np_args):
-    env = dict(np_args, np=np)
+    env = dict(np_args, np=np, ref=nnref)
     try:
         with np.errstate(all="ignore"):
             return eval(op.test["ref"], env)

@@ -143,4 +143,12 @@ static inline char *lm_bytes(const lm_tensor *t) {
         default: otherwise;                                    \
     }
 
+/* The same over the floating dtypes only (kernels that need NaN/inf) */
+#define LM_DISPATCH_FLOAT(dtype, T, otherwise, ...)                  \
+    switch (dtype) {                                                 \
+        LM_DISPATCH_CASE(LM_FLOAT32, float, T, __VA_ARGS__)          \
+        LM_DISPATCH_CASE(LM_FLOAT64, double, T, __VA_ARGS__)         \
+        default: otherwise;                                          \
+    }
+
 #endif

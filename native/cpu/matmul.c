@@ -1,62 +1,9 @@
-/* matmul / mm / bmm. Float types go to OpenBLAS's gemm, reading transposed
- * operands in place; other dtypes use a plain i-k-j loop. */
+/* matmul / mm / bmm: batch broadcasting around lm_gemm. */
 #include <string.h>
 #include "loom.h"
 #include "loom_ops.h"
 #include "iter.h"
-
-#ifdef LM_HAVE_BLAS
-enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
-void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
-                       const float *b, int ldb, float beta, float *c, int ldc);
-void scipy_cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double *a, int lda,
-                       const double *b, int ldb, double beta, double *c, int ldc);
-
-/* Can gemm read this (rows x cols, strides rs/cs) in place? Size-1 dims have free strides. */
-static bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int *trans, int64_t *ld) {
-    int64_t r1 = rows > 1 ? rows : 1, c1 = cols > 1 ? cols : 1;
-    int64_t rsn = rows == 1 ? c1 : rs, csn = cols == 1 ? 1 : cs;
-    if (csn == 1 && rsn >= c1) { *trans = NO_TRANS; *ld = rsn; return true; }
-    int64_t rst = rows == 1 ? 1 : rs, cst = cols == 1 ? r1 : cs;
-    if (rst == 1 && cst >= r1) { *trans = TRANS; *ld = cst; return true; }
-    return false;
-}
-#endif
-
-typedef struct { char *p; int64_t rs, cs; } mat;   /* strides in elements */
-
-static void gemm_loop(int dtype, int64_t M, int64_t N, int64_t K, mat a, mat b, char *c) {
-    LM_DISPATCH(dtype, T, ,
-        T *C = (T *)c;
-        for (int64_t i = 0; i < M * N; i++) C[i] = 0;
-        for (int64_t i = 0; i < M; i++)
-            for (int64_t k = 0; k < K; k++) {
-                T av = ((T *)a.p)[i * a.rs + k * a.cs];
-                const T *brow = (T *)b.p + k * b.rs;
-                T *crow = C + i * N;
-                if (dtype == LM_BOOL) { if (av) for (int64_t j = 0; j < N; j++) crow[j] = crow[j] || brow[j * b.cs]; }
-                else for (int64_t j = 0; j < N; j++) crow[j] += av * brow[j * b.cs];
-            })
-}
-
-/* C (contiguous M x N) = A (M x K) @ B (K x N) */
-static void gemm(int dtype, int64_t M, int64_t N, int64_t K, mat a, mat b, char *c) {
-#ifdef LM_HAVE_BLAS
-    int ta, tb;
-    int64_t lda, ldb;
-    if ((dtype == LM_FLOAT32 || dtype == LM_FLOAT64) && K > 0 && M > 0 && N > 0 &&
-        blas_layout(M, K, a.rs, a.cs, &ta, &lda) && blas_layout(K, N, b.rs, b.cs, &tb, &ldb)) {
-        if (dtype == LM_FLOAT32)
-            scipy_cblas_sgemm(ROW_MAJOR, ta, tb, (int)M, (int)N, (int)K, 1.0f, (float *)a.p, (int)lda,
-                              (float *)b.p, (int)ldb, 0.0f, (float *)c, (int)N);
-        else
-            scipy_cblas_dgemm(ROW_MAJOR, ta, tb, (int)M, (int)N, (int)K, 1.0, (double *)a.p, (int)lda,
-                              (double *)b.p, (int)ldb, 0.0, (double *)c, (int)N);
-        return;
-    }
-#endif
-    gemm_loop(dtype, M, N, K, a, b, c);
-}
+#include "gemm.h"
 
 static int check_pair(const lm_tensor *a, const lm_tensor *b) {
     if (a->dtype != b->dtype)
@@ -101,9 +48,9 @@ static lm_tensor *batched(lm_tensor *a, lm_tensor *b) {
             if (da >= 0 && a->shape[da] != 1) offa += idx[d] * a->strides[da];
             if (db >= 0 && b->shape[db] != 1) offb += idx[d] * b->strides[db];
         }
-        mat ma = {lm_bytes(a) + offa * item, a->strides[na - 2], a->strides[na - 1]};
-        mat mb = {lm_bytes(b) + offb * item, b->strides[nb - 2], b->strides[nb - 1]};
-        gemm(a->dtype, M, N, K, ma, mb, lm_bytes(out) + bi * M * N * item);
+        lm_mat ma = {lm_bytes(a) + offa * item, a->strides[na - 2], a->strides[na - 1]};
+        lm_mat mb = {lm_bytes(b) + offb * item, b->strides[nb - 2], b->strides[nb - 1]};
+        lm_gemm(a->dtype, M, N, K, ma, mb, lm_bytes(out) + bi * M * N * item, N, false);
         for (int d = nbatch - 1; d >= 0; d--) { if (++idx[d] < bshape[d]) break; idx[d] = 0; }
     }
     lm_gil_reacquire(gil);

@@ -2,6 +2,8 @@
 
 A PyTorch user catches RuntimeError for a bad shape or dtype; a Python user
 expects ValueError/TypeError. loom's exceptions are both."""
+import re
+
 from ._C import ffi, lib
 
 
@@ -26,3 +28,21 @@ def raise_error(op):
     msg = ffi.string(lib.lm_error_message()).decode("utf-8", "replace") if code else "failed without a message"
     lib.lm_clear_error()
     raise EXCEPTIONS.get(code, RuntimeError)(f"{op}(): {msg}")
+
+
+_PREFIX = re.compile(r"^[A-Za-z_]\w*\(\): ")
+
+
+def renamed(e, op):
+    """An error raised by an op inside a composite op, re-attributed to the op
+    the user called (`logsumexp(): Dimension out of range ...`, not `amax(): ...`)."""
+    msg = str(e)
+    if msg.startswith(f"{op}(") or not isinstance(e, (TypeError, ValueError, IndexError, RuntimeError)):
+        return e
+    m = _PREFIX.match(msg)
+    try:
+        new = type(e)(f"{op}(): {msg[m.end():] if m else msg}")
+    except Exception:   # an exception type that does not take one message
+        return e
+    new.__cause__ = e.__cause__
+    return new

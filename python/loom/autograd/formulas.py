@@ -120,6 +120,16 @@ def zeros_like(grad):
     return lm.zeros_like(grad)
 
 
-__all__ = ["sum_backward", "mean_backward", "amax_backward", "selected_backward", "matmul_backward",
-           "permute_backward", "narrow_backward", "cat_backward", "stack_backward", "clamp_backward",
-           "maximum_backward", "pow_exponent_backward", "zeros_like"]
+def linear_weight_backward(grad, input):
+    """d weight of linear: grad^T @ input with every leading dim folded into the rows."""
+    g = grad.reshape(-1, grad.shape[-1]) if grad.ndim != 2 else grad
+    x = input.reshape(-1, input.shape[-1]) if input.ndim != 2 else input
+    return lm.mm(g.t(), x)
+
+
+def pool_pick(grad, indices):
+    """grad (shaped like the pooled input) read at each window's argmax: the
+    derivative of max_pool2d_backward with respect to its grad_output."""
+    flat = grad.flatten(-2)
+    hit = lm.arange(flat.shape[-1]) == indices.flatten(-2).unsqueeze(-1)
+    return lm.where(hit, flat.unsqueeze(-2), 0.0).sum(-1).reshape(indices.shape)

@@ -1,0 +1,54 @@
+/* lm_gemm: OpenBLAS's sgemm/dgemm reading transposed operands in place, else an i-k-j loop. */
+#include "gemm.h"
+
+#ifdef LM_HAVE_BLAS
+enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
+void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
+                       const float *b, int ldb, float beta, float *c, int ldc);
+void scipy_cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double *a, int lda,
+                       const double *b, int ldb, double beta, double *c, int ldc);
+
+/* Can gemm read this (rows x cols, strides rs/cs) in place? Size-1 dims have free strides. */
+static bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int *trans, int64_t *ld) {
+    int64_t r1 = rows > 1 ? rows : 1, c1 = cols > 1 ? cols : 1;
+    int64_t rsn = rows == 1 ? c1 : rs, csn = cols == 1 ? 1 : cs;
+    if (csn == 1 && rsn >= c1) { *trans = NO_TRANS; *ld = rsn; return true; }
+    int64_t rst = rows == 1 ? 1 : rs, cst = cols == 1 ? r1 : cs;
+    if (rst == 1 && cst >= r1) { *trans = TRANS; *ld = cst; return true; }
+    return false;
+}
+#endif
+
+static void gemm_loop(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc,
+                      bool accumulate) {
+    LM_DISPATCH(dtype, T, ,
+        for (int64_t i = 0; i < M; i++) {
+            T *crow = (T *)c + i * ldc;
+            if (!accumulate) for (int64_t j = 0; j < N; j++) crow[j] = 0;
+            for (int64_t k = 0; k < K; k++) {
+                T av = ((const T *)a.p)[i * a.rs + k * a.cs];
+                const T *brow = (const T *)b.p + k * b.rs;
+                if (dtype == LM_BOOL) { if (av) for (int64_t j = 0; j < N; j++) crow[j] = crow[j] || brow[j * b.cs]; }
+                else for (int64_t j = 0; j < N; j++) crow[j] += av * brow[j * b.cs];
+            }
+        })
+}
+
+void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc, bool accumulate) {
+    if (M <= 0 || N <= 0) return;
+#ifdef LM_HAVE_BLAS
+    int ta, tb;
+    int64_t lda, ldb;
+    if ((dtype == LM_FLOAT32 || dtype == LM_FLOAT64) && K > 0 &&
+        blas_layout(M, K, a.rs, a.cs, &ta, &lda) && blas_layout(K, N, b.rs, b.cs, &tb, &ldb)) {
+        if (dtype == LM_FLOAT32)
+            scipy_cblas_sgemm(ROW_MAJOR, ta, tb, (int)M, (int)N, (int)K, 1.0f, (const float *)a.p, (int)lda,
+                              (const float *)b.p, (int)ldb, accumulate ? 1.0f : 0.0f, (float *)c, (int)ldc);
+        else
+            scipy_cblas_dgemm(ROW_MAJOR, ta, tb, (int)M, (int)N, (int)K, 1.0, (const double *)a.p, (int)lda,
+                              (const double *)b.p, (int)ldb, accumulate ? 1.0 : 0.0, (double *)c, (int)ldc);
+        return;
+    }
+#endif
+    gemm_loop(dtype, M, N, K, a, b, c, ldc, accumulate);
+}

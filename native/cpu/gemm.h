@@ -1,0 +1,12 @@
+/* The one matrix product every kernel uses (matmul, linear, conv2d). */
+#ifndef LM_GEMM_H
+#define LM_GEMM_H
+#include "loom.h"
+
+typedef struct { const char *p; int64_t rs, cs; } lm_mat;   /* strides in elements */
+
+/* C (M x N, row stride ldc, unit column stride) = A @ B, or C += A @ B when accumulate.
+ * Float types whose layouts gemm can read go to BLAS; the rest to a plain loop. */
+void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc, bool accumulate);
+
+#endif

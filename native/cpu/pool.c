@@ -1,0 +1,293 @@
+/* 2-D pooling over (N, C, H, W) or (C, H, W): max (with the argmax per window,
+ * flat h * W + w as PyTorch), average, adaptive average, and their backward
+ * scatters. Planes are independent, so the loops split over planes. */
+#include <math.h>
+#include <string.h>
+#include "loom.h"
+#include "loom_ops.h"
+#include "iter.h"
+
+typedef struct { int64_t planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw; int ndim; } pgeom;
+
+static int pair(const char *name, const int64_t *v, int64_t n, const int64_t *fallback, int64_t out[2], int64_t min) {
+    if (n == 0 && fallback) { out[0] = fallback[0]; out[1] = fallback[1]; }
+    else if (n == 1) out[0] = out[1] = v[0];
+    else if (n == 2) { out[0] = v[0]; out[1] = v[1]; }
+    else return lm_set_error(LM_ERR_VALUE, "%s must be an int or a pair of ints, got %lld values", name, (long long)n);
+    if (out[0] < min || out[1] < min)
+        return lm_set_error(LM_ERR_VALUE, "%s must be %s, got (%lld, %lld)", name, min ? "positive" : "non-negative",
+                            (long long)out[0], (long long)out[1]);
+    return 0;
+}
+
+static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+    int64_t span = in + 2 * p - d * (k - 1) - 1;
+    int64_t o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+    if (ceil_mode && (o - 1) * s >= in + p) o--;   /* the last window must start inside the input or left padding */
+    return o;
+}
+
+static int planes_of(const lm_tensor *t, pgeom *G) {
+    if (t->ndim != 3 && t->ndim != 4)
+        return lm_set_error(LM_ERR_VALUE, "expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got %dD", t->ndim);
+    G->ndim = t->ndim;
+    G->planes = t->ndim == 4 ? t->shape[0] * t->shape[1] : t->shape[0];
+    G->H = t->shape[t->ndim - 2];
+    G->W = t->shape[t->ndim - 1];
+    if (G->H == 0 || G->W == 0) return lm_set_error(LM_ERR_VALUE, "expected non-empty spatial dims, got %lld x %lld",
+                                                    (long long)G->H, (long long)G->W);
+    return 0;
+}
+
+static int window_geom(const lm_tensor *t, pgeom *G, const int64_t *ks, int64_t ks_len, const int64_t *st,
+                       int64_t st_len, const int64_t *pd, int64_t pd_len, const int64_t *dl, int64_t dl_len,
+                       bool ceil_mode) {
+    int64_t k[2], s[2], p[2], d[2] = {1, 1};
+    if (planes_of(t, G) || pair("kernel_size", ks, ks_len, NULL, k, 1) || pair("stride", st, st_len, k, s, 1) ||
+        pair("padding", pd, pd_len, NULL, p, 0) || (dl && pair("dilation", dl, dl_len, NULL, d, 1)))
+        return -1;
+    if (p[0] * 2 > k[0] || p[1] * 2 > k[1])
+        return lm_set_error(LM_ERR_VALUE, "pad should be at most half of effective kernel size, but got pad=(%lld, %lld) "
+                            "and kernel_size=(%lld, %lld)", (long long)p[0], (long long)p[1], (long long)k[0], (long long)k[1]);
+    G->kh = k[0]; G->kw = k[1]; G->sh = s[0]; G->sw = s[1]; G->ph = p[0]; G->pw = p[1]; G->dh = d[0]; G->dw = d[1];
+    G->OH = out_size(G->H, k[0], s[0], p[0], d[0], ceil_mode);
+    G->OW = out_size(G->W, k[1], s[1], p[1], d[1], ceil_mode);
+    if (G->OH < 1 || G->OW < 1)
+        return lm_set_error(LM_ERR_VALUE, "output size is too small (%lld x %lld) for input %lld x %lld",
+                            (long long)G->OH, (long long)G->OW, (long long)G->H, (long long)G->W);
+    return 0;
+}
+
+static lm_tensor *pooled(const lm_tensor *t, const pgeom *G, int dtype) {
+    int64_t shape[4];
+    memcpy(shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+    shape[t->ndim - 2] = G->OH;
+    shape[t->ndim - 1] = G->OW;
+    return lm_empty(t->ndim, shape, dtype, t->device);
+}
+
+int lm_cpu_max_pool2d_with_indices(lm_tensor *self, const int64_t *kernel_size, int64_t kernel_size_len,
+                                   const int64_t *stride, int64_t stride_len, const int64_t *padding,
+                                   int64_t padding_len, const int64_t *dilation, int64_t dilation_len, bool ceil_mode,
+                                   lm_tensor **out) {
+    pgeom G;
+    if (window_geom(self, &G, kernel_size, kernel_size_len, stride, stride_len, padding, padding_len, dilation,
+                    dilation_len, ceil_mode))
+        return -1;
+    lm_tensor *x = lm_contiguous(self), *vals = pooled(self, &G, self->dtype), *idx = pooled(self, &G, LM_INT64);
+    if (!x || !vals || !idx) { lm_release(x); lm_release(vals); lm_release(idx); return -1; }
+    const pgeom g = G;
+    bool par = lm_should_parallelize(g.planes * g.OH * g.OW * g.kh * g.kw);
+    void *gil = par ? lm_gil_release() : NULL;
+    LM_DISPATCH(self->dtype, T, ,
+        const T *xp = (const T *)lm_bytes(x);
+        T *vp = (T *)lm_bytes(vals);
+        int64_t *ip = (int64_t *)lm_bytes(idx);
+        _Pragma("omp parallel for if (par)")
+        for (int64_t pl = 0; pl < g.planes; pl++) {
+            const T *plane = xp + pl * g.H * g.W;
+            for (int64_t oh = 0; oh < g.OH; oh++)
+                for (int64_t ow = 0; ow < g.OW; ow++) {
+                    int64_t best = -1;
+                    T m = 0;
+                    bool nan = false;   /* a NaN wins the window, as in PyTorch */
+                    for (int64_t i = 0; i < g.kh && !nan; i++) {
+                        int64_t h = oh * g.sh - g.ph + i * g.dh;
+                        if (h < 0 || h >= g.H) continue;
+                        for (int64_t j = 0; j < g.kw && !nan; j++) {
+                            int64_t w = ow * g.sw - g.pw + j * g.dw;
+                            if (w < 0 || w >= g.W) continue;
+                            T v = plane[h * g.W + w];
+                            if (best < 0 || v > m || v != v) { m = v; best = h * g.W + w; nan = v != v; }
+                        }
+                    }
+                    vp[(pl * g.OH + oh) * g.OW + ow] = m;
+                    ip[(pl * g.OH + oh) * g.OW + ow] = best;
+                }
+        })
+    lm_gil_reacquire(gil);
+    lm_release(x);
+    out[0] = vals;
+    out[1] = idx;
+    return 0;
+}
+
+/* grad (shape of the pooled output) added into zeros shaped like self at indices */
+lm_tensor *lm_cpu_max_pool2d_backward(lm_tensor *grad_output, lm_tensor *self, lm_tensor *indices) {
+    pgeom G;
+    if (planes_of(self, &G)) return NULL;
+    if (indices->dtype != LM_INT64 || !lm_same_shape(grad_output, indices) || grad_output->ndim != self->ndim) {
+        lm_set_error(LM_ERR_VALUE, "grad_output and indices must have the pooled shape, and indices dtype int64");
+        return NULL;
+    }
+    int64_t OL = grad_output->shape[self->ndim - 2] * grad_output->shape[self->ndim - 1], HW = G.H * G.W;
+    if (lm_numel(grad_output) != G.planes * OL) {
+        lm_set_error(LM_ERR_VALUE, "grad_output has %lld planes, expected %lld", (long long)(OL ? lm_numel(grad_output) / OL : 0),
+                     (long long)G.planes);
+        return NULL;
+    }
+    lm_tensor *g = lm_contiguous(grad_output), *ix = lm_contiguous(indices), *dx = lm_empty_like(self, grad_output->dtype);
+    if (!g || !ix || !dx) { lm_release(g); lm_release(ix); lm_release(dx); return NULL; }
+    int64_t item = (int64_t)lm_itemsize(dx->dtype);
+    memset(lm_bytes(dx), 0, (size_t)(lm_numel(dx) * item));
+    const int64_t *ip = (const int64_t *)lm_bytes(ix);
+    int bad = 0;
+    LM_DISPATCH(dx->dtype, T, ,
+        const T *gp = (const T *)lm_bytes(g);
+        T *dp = (T *)lm_bytes(dx);
+        for (int64_t pl = 0; pl < G.planes; pl++)
+            for (int64_t k = 0; k < OL; k++) {
+                int64_t at = ip[pl * OL + k];
+                if (at < 0 || at >= HW) { bad = 1; continue; }
+                dp[pl * HW + at] += gp[pl * OL + k];
+            })
+    lm_release(g);
+    lm_release(ix);
+    if (bad) {
+        lm_release(dx);
+        lm_set_error(LM_ERR_INDEX, "indices out of range for a %lld x %lld plane", (long long)G.H, (long long)G.W);
+        return NULL;
+    }
+    return dx;
+}
+
+/* avg_pool2d forward (backward = false) or backward (grad into dx). */
+static int avg_pool(const pgeom *G, int dtype, const char *src, char *dst, bool backward, bool count_include_pad,
+                    int64_t divisor_override) {
+    bool par = lm_should_parallelize(G->planes * G->OH * G->OW * G->kh * G->kw);
+    void *gil = par ? lm_gil_release() : NULL;
+    const pgeom g = *G;
+    LM_DISPATCH_FLOAT(dtype, T, ,
+        const T *s = (const T *)src;
+        T *d = (T *)dst;
+        _Pragma("omp parallel for if (par)")
+        for (int64_t pl = 0; pl < g.planes; pl++) {
+            const T *xin = s + pl * (backward ? g.OH * g.OW : g.H * g.W);
+            T *o = d + pl * (backward ? g.H * g.W : g.OH * g.OW);
+            for (int64_t oh = 0; oh < g.OH; oh++)
+                for (int64_t ow = 0; ow < g.OW; ow++) {
+                    int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
+                    int64_t h1 = h0 + g.kh < g.H + g.ph ? h0 + g.kh : g.H + g.ph;
+                    int64_t w1 = w0 + g.kw < g.W + g.pw ? w0 + g.kw : g.W + g.pw;
+                    int64_t padded = (h1 - h0) * (w1 - w0);
+                    if (h0 < 0) h0 = 0;
+                    if (w0 < 0) w0 = 0;
+                    if (h1 > g.H) h1 = g.H;
+                    if (w1 > g.W) w1 = g.W;
+                    int64_t div = divisor_override != INT64_MIN ? divisor_override
+                                  : count_include_pad ? padded : (h1 - h0) * (w1 - w0);
+                    if (!backward) {
+                        T acc = 0;
+                        for (int64_t h = h0; h < h1; h++)
+                            for (int64_t w = w0; w < w1; w++) acc += xin[h * g.W + w];
+                        o[oh * g.OW + ow] = div ? acc / (T)div : (T)NAN;
+                    } else {
+                        T v = div ? xin[oh * g.OW + ow] / (T)div : (T)NAN;
+                        for (int64_t h = h0; h < h1; h++)
+                            for (int64_t w = w0; w < w1; w++) o[h * g.W + w] += v;
+                    }
+                }
+        })
+    lm_gil_reacquire(gil);
+    return 0;
+}
+
+lm_tensor *lm_cpu_avg_pool2d(lm_tensor *self, const int64_t *kernel_size, int64_t kernel_size_len,
+                             const int64_t *stride, int64_t stride_len, const int64_t *padding, int64_t padding_len,
+                             bool ceil_mode, bool count_include_pad, int64_t divisor_override) {
+    pgeom G;
+    if (window_geom(self, &G, kernel_size, kernel_size_len, stride, stride_len, padding, padding_len, NULL, 0,
+                    ceil_mode))
+        return NULL;
+    if (divisor_override == 0) { lm_set_error(LM_ERR_VALUE, "divisor must be not zero"); return NULL; }
+    lm_tensor *x = lm_contiguous(self), *out = pooled(self, &G, self->dtype);
+    if (!x || !out) { lm_release(x); lm_release(out); return NULL; }
+    avg_pool(&G, self->dtype, lm_bytes(x), lm_bytes(out), false, count_include_pad, divisor_override);
+    lm_release(x);
+    return out;
+}
+
+lm_tensor *lm_cpu_avg_pool2d_backward(lm_tensor *grad_output, lm_tensor *self, const int64_t *kernel_size,
+                                      int64_t kernel_size_len, const int64_t *stride, int64_t stride_len,
+                                      const int64_t *padding, int64_t padding_len, bool ceil_mode,
+                                      bool count_include_pad, int64_t divisor_override) {
+    pgeom G;
+    if (window_geom(self, &G, kernel_size, kernel_size_len, stride, stride_len, padding, padding_len, NULL, 0,
+                    ceil_mode))
+        return NULL;
+    int n = self->ndim;
+    if (grad_output->ndim != n || grad_output->shape[n - 2] != G.OH || grad_output->shape[n - 1] != G.OW ||
+        lm_numel(grad_output) != G.planes * G.OH * G.OW) {
+        lm_set_error(LM_ERR_VALUE, "grad_output must have the pooled shape (..., %lld, %lld)", (long long)G.OH, (long long)G.OW);
+        return NULL;
+    }
+    if (divisor_override == 0) { lm_set_error(LM_ERR_VALUE, "divisor must be not zero"); return NULL; }
+    lm_tensor *g = lm_contiguous(grad_output), *dx = lm_empty_like(self, grad_output->dtype);
+    if (!g || !dx) { lm_release(g); lm_release(dx); return NULL; }
+    memset(lm_bytes(dx), 0, (size_t)lm_numel(dx) * lm_itemsize(dx->dtype));
+    avg_pool(&G, dx->dtype, lm_bytes(g), lm_bytes(dx), true, count_include_pad, divisor_override);
+    lm_release(g);
+    return dx;
+}
+
+/* adaptive average: window [floor(o*H/OH), ceil((o+1)*H/OH)) per output position */
+static int adaptive(const pgeom *G, int dtype, const char *src, char *dst, bool backward) {
+    const pgeom g = *G;
+    LM_DISPATCH_FLOAT(dtype, T, ,
+        const T *s = (const T *)src;
+        T *d = (T *)dst;
+        for (int64_t pl = 0; pl < g.planes; pl++) {
+            const T *xin = s + pl * (backward ? g.OH * g.OW : g.H * g.W);
+            T *o = d + pl * (backward ? g.H * g.W : g.OH * g.OW);
+            for (int64_t oh = 0; oh < g.OH; oh++) {
+                int64_t h0 = oh * g.H / g.OH, h1 = ((oh + 1) * g.H + g.OH - 1) / g.OH;
+                for (int64_t ow = 0; ow < g.OW; ow++) {
+                    int64_t w0 = ow * g.W / g.OW, w1 = ((ow + 1) * g.W + g.OW - 1) / g.OW;
+                    T div = (T)((h1 - h0) * (w1 - w0));
+                    if (!backward) {
+                        T acc = 0;
+                        for (int64_t h = h0; h < h1; h++)
+                            for (int64_t w = w0; w < w1; w++) acc += xin[h * g.W + w];
+                        o[oh * g.OW + ow] = acc / div;
+                    } else {
+                        T v = xin[oh * g.OW + ow] / div;
+                        for (int64_t h = h0; h < h1; h++)
+                            for (int64_t w = w0; w < w1; w++) o[h * g.W + w] += v;
+                    }
+                }
+            }
+        })
+    return 0;
+}
+
+lm_tensor *lm_cpu_adaptive_avg_pool2d(lm_tensor *self, const int64_t *output_size, int64_t output_size_len) {
+    pgeom G;
+    int64_t os[2];
+    if (planes_of(self, &G) || pair("output_size", output_size, output_size_len, NULL, os, 1)) return NULL;
+    G.OH = os[0];
+    G.OW = os[1];
+    lm_tensor *x = lm_contiguous(self), *out = pooled(self, &G, self->dtype);
+    if (!x || !out) { lm_release(x); lm_release(out); return NULL; }
+    adaptive(&G, self->dtype, lm_bytes(x), lm_bytes(out), false);
+    lm_release(x);
+    return out;
+}
+
+lm_tensor *lm_cpu_adaptive_avg_pool2d_backward(lm_tensor *grad_output, lm_tensor *self) {
+    pgeom G;
+    if (planes_of(self, &G)) return NULL;
+    int n = self->ndim;
+    if (grad_output->ndim != n) { lm_set_error(LM_ERR_VALUE, "grad_output must have %d dims", n); return NULL; }
+    G.OH = grad_output->shape[n - 2];
+    G.OW = grad_output->shape[n - 1];
+    if (G.OH < 1 || G.OW < 1 || lm_numel(grad_output) != G.planes * G.OH * G.OW) {
+        lm_set_error(LM_ERR_VALUE, "grad_output does not match the input's planes");
+        return NULL;
+    }
+    lm_tensor *g = lm_contiguous(grad_output), *dx = lm_empty_like(self, grad_output->dtype);
+    if (!g || !dx) { lm_release(g); lm_release(dx); return NULL; }
+    memset(lm_bytes(dx), 0, (size_t)lm_numel(dx) * lm_itemsize(dx->dtype));
+    adaptive(&G, dx->dtype, lm_bytes(g), lm_bytes(dx), true);
+    lm_release(g);
+    return dx;
+}

@@ -1,0 +1,120 @@
+"""NumPy references for the neural-network ops, named in ops.yaml test hints as `ref.NAME`."""
+import numpy as np
+
+
+def _pair(v):
+    v = [v] if isinstance(v, int) else list(v)
+    return (v[0], v[0]) if len(v) == 1 else tuple(v)
+
+
+def conv2d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
+    (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
+    N, C, H, W = x.shape
+    O, Cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    OH = (H + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    OW = (W + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((N, O, OH, OW), dtype=np.result_type(x, w))
+    Og = O // groups
+    for g in range(groups):
+        xs = xp[:, g * Cg:(g + 1) * Cg]
+        for i in range(kh):
+            for j in range(kw):
+                patch = xs[:, :, i * dh:i * dh + sh * (OH - 1) + 1:sh, j * dw:j * dw + sw * (OW - 1) + 1:sw]
+                out[:, g * Og:(g + 1) * Og] += np.einsum("nchw,oc->nohw", patch, w[g * Og:(g + 1) * Og, :, i, j])
+    if b is not None:
+        out += b.reshape(1, -1, 1, 1)
+    return out
+
+
+def _vjp(f, x, g):
+    """The exact vector-Jacobian product of a linear map f (by its columns)."""
+    x = np.zeros_like(x)
+    out = np.zeros(x.size, dtype=x.dtype)
+    for k in range(x.size):
+        e = np.zeros(x.size, dtype=x.dtype)
+        e[k] = 1
+        out[k] = (f(e.reshape(x.shape)) * g).sum()
+    return out.reshape(x.shape)
+
+
+def conv2d_backward_input(g, w, input_size, stride, padding, dilation, groups):
+    x0 = np.zeros(input_size, dtype=g.dtype)
+    return _vjp(lambda x: conv2d(x, w, None, stride, padding, dilation, groups), x0, g)
+
+
+def conv2d_backward_weight(g, x, weight_size, stride, padding, dilation, groups):
+    w0 = np.zeros(weight_size, dtype=g.dtype)
+    return _vjp(lambda w: conv2d(x, w, None, stride, padding, dilation, groups), w0, g)
+
+
+def _out(n, k, s, p, d, ceil):
+    span = n + 2 * p - d * (k - 1) - 1
+    o = (-(-span // s) if ceil else span // s) + 1
+    if ceil and (o - 1) * s >= n + p:
+        o -= 1
+    return o
+
+
+def max_pool2d_with_indices(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    (kh, kw) = _pair(kernel_size)
+    (sh, sw) = _pair(stride) if stride not in ((), []) else (kh, kw)
+    (ph, pw), (dh, dw) = _pair(padding), _pair(dilation)
+    H, W = x.shape[-2:]
+    OH, OW = _out(H, kh, sh, ph, dh, ceil_mode), _out(W, kw, sw, pw, dw, ceil_mode)
+    vals = np.zeros(x.shape[:-2] + (OH, OW), dtype=x.dtype)
+    idx = np.zeros(x.shape[:-2] + (OH, OW), dtype=np.int64)
+    for oh in range(OH):
+        for ow in range(OW):
+            hs = [oh * sh - ph + i * dh for i in range(kh) if 0 <= oh * sh - ph + i * dh < H]
+            ws = [ow * sw - pw + j * dw for j in range(kw) if 0 <= ow * sw - pw + j * dw < W]
+            flat = np.array([h * W + w for h in hs for w in ws])
+            win = x.reshape(x.shape[:-2] + (H * W,))[..., flat]
+            k = np.argmax(win, axis=-1)
+            vals[..., oh, ow] = np.take_along_axis(win, k[..., None], -1)[..., 0]
+            idx[..., oh, ow] = flat[k]
+    return vals, idx
+
+
+def avg_pool2d(x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    (kh, kw) = _pair(kernel_size)
+    (sh, sw) = _pair(stride) if stride not in ((), []) else (kh, kw)
+    (ph, pw) = _pair(padding)
+    H, W = x.shape[-2:]
+    OH, OW = _out(H, kh, sh, ph, 1, ceil_mode), _out(W, kw, sw, pw, 1, ceil_mode)
+    out = np.zeros(x.shape[:-2] + (OH, OW), dtype=x.dtype)
+    for oh in range(OH):
+        for ow in range(OW):
+            h0, w0 = oh * sh - ph, ow * sw - pw
+            h1, w1 = min(h0 + kh, H + ph), min(w0 + kw, W + pw)
+            padded = (h1 - h0) * (w1 - w0)
+            h0, w0, h1, w1 = max(h0, 0), max(w0, 0), min(h1, H), min(w1, W)
+            div = divisor_override or (padded if count_include_pad else (h1 - h0) * (w1 - w0))
+            out[..., oh, ow] = x[..., h0:h1, w0:w1].sum(axis=(-2, -1)) / div
+    return out
+
+
+def avg_pool2d_backward(g, x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return _vjp(lambda t: avg_pool2d(t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
+                x, g)
+
+
+def adaptive_avg_pool2d(x, output_size):
+    OH, OW = _pair(output_size)
+    H, W = x.shape[-2:]
+    out = np.zeros(x.shape[:-2] + (OH, OW), dtype=x.dtype)
+    for oh in range(OH):
+        h0, h1 = oh * H // OH, -(-(oh + 1) * H // OH)
+        for ow in range(OW):
+            w0, w1 = ow * W // OW, -(-(ow + 1) * W // OW)
+            out[..., oh, ow] = x[..., h0:h1, w0:w1].mean(axis=(-2, -1))
+    return out
+
+
+def adaptive_avg_pool2d_backward(g, x):
+    return _vjp(lambda t: adaptive_avg_pool2d(t, g.shape[-2:]), x, g)
+
+
+def softmax(x, dim):
+    e = np.exp(x - x.max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
