@@ -118,3 +118,19 @@ def adaptive_avg_pool2d_backward(g, x):
 def softmax(x, dim):
     e = np.exp(x - x.max(axis=dim, keepdims=True))
     return e / e.sum(axis=dim, keepdims=True)
+
+
+def layer_norm(x, normalized_shape, w=None, b=None, eps=1e-5):
+    axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    out = (x - x.mean(axes, keepdims=True)) / np.sqrt(x.var(axes, keepdims=True) + eps)
+    return out * (1 if w is None else w) + (0 if b is None else b)
+
+
+def batch_norm(x, rm, rv, w, b, training, momentum, eps):
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    mean, var = (x.mean(axes), x.var(axes)) if training else (rm, rv)
+    out = (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps)
+    if w is not None:
+        out = out * w.reshape(shape)
+    return out + (0 if b is None else b.reshape(shape))

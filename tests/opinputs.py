@@ -38,6 +38,8 @@ def shapes_for(op, layout):
     ins = [a.name for a in op.inputs if not a.type.is_list]
     out = {}
     for i, name in enumerate(ins):
+        if name in fixed and fixed[name] is None:   # an optional Tensor left out
+            continue
         if isinstance(fixed.get(name), list):
             shape = tuple(fixed[name])
             if layout in ("broadcast", "zerodim", "empty"):
@@ -63,6 +65,8 @@ def make_inputs(op, dtype, layout, seed=0):
         if a.type.base == "Tensor" and a.type.is_list:
             arrs = [values((2, 3), dtype, domain, rng) for _ in range(2)]
             np_args[a.name], lm_args[a.name] = arrs, [loom.tensor(x) for x in arrs]
+        elif a.type.base == "Tensor" and a.name in kinds and kinds[a.name] is None:
+            np_args[a.name] = lm_args[a.name] = None
         elif a.type.base == "Tensor":
             shape, transpose = shapes[a.name]
             dt = "bool" if kinds.get(a.name) == "bool" else dtype
