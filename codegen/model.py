@@ -26,7 +26,7 @@ VARIANTS = ("function", "method", "inplace", "out")
 PROMOTE = ("default", "float", "bool_out", "scalars")
 REDUCE_RULES = ("sum", "keep", "bool", "float")
 TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "skip", "nondeterministic", "layouts")
-KEYS = ("func", "variants", "doc", "dtypes", "promote", "reduce", "mean", "operators", "test") + KINDS
+KEYS = ("func", "variants", "doc", "dtypes", "index_args", "promote", "reduce", "mean", "operators", "test") + KINDS
 CTX_TYPES = ("Scalar", "float", "int", "bool")
 
 
@@ -44,6 +44,7 @@ class Op:
     mean: bool = False
     operators: tuple = ()
     test: dict = field(default_factory=dict, hash=False, compare=False)
+    index_args: tuple = ()   # Tensor args holding int64 positions (class targets): exempt from dtypes
 
     @property
     def name(self):
@@ -226,8 +227,16 @@ def parse_op(entry, path, kernels):
     doc = entry.get("doc", "")
     if not isinstance(doc, str):
         err("'doc' must be a string", "doc")
+    index_args = entry.get("index_args", [])
+    tensor_names = [a.name for a in schema.args if a.type.base == "Tensor" and not a.type.is_list]
+    if not isinstance(index_args, list) or any(n not in tensor_names for n in index_args):
+        bad = next((n for n in index_args if n not in tensor_names), index_args) if isinstance(index_args, list) else index_args
+        err(f"'index_args' lists Tensor arguments of the op; '{bad}' is not one{did_you_mean(str(bad), tensor_names)}",
+            "index_args")
+    if index_args and kind != "kernel":
+        err("'index_args' is for hand-written kernels (kernel: NAME)", "index_args")
     op = Op(schema, kind, kernel.strip() if kind != "composite" else str(kernel), variants, dtypes,
-            doc.strip(), line, promote, reduce, mean, tuple(operators), dict(test))
+            doc.strip(), line, promote, reduce, mean, tuple(operators), dict(test), tuple(index_args))
     _check_kind(op, err)
     _check_variants(op, err)
     return op

@@ -3,6 +3,8 @@ promotion written out from its documented rules, calling an op by its schema,
 and picking ops out of the model by what they are."""
 import numpy as np
 
+import nnref
+
 import loom
 from opinputs import MODEL
 
@@ -139,11 +141,11 @@ def reference(op, env):
     """Evaluate the op's `test.ref` NumPy expression."""
     try:
         with np.errstate(all="ignore"):
-            return eval(op.test["ref"], dict(env, np=np))
+            return eval(op.test["ref"], dict(env, np=np, ref=nnref))
     except TypeError:   # NumPy has no loop for this dtype (np.sign of bool, ...): compute in float64
         env = {k: v.astype(np.float64) if isinstance(v, np.ndarray) else v for k, v in env.items()}
         with np.errstate(all="ignore"):
-            return eval(op.test["ref"], dict(env, np=np))
+            return eval(op.test["ref"], dict(env, np=np, ref=nnref))
 
 
 def assert_close(actual, expected, dtype_name, op=None, msg=""):

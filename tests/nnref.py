@@ -134,3 +134,52 @@ def batch_norm(x, rm, rv, w, b, training, momentum, eps):
     if w is not None:
         out = out * w.reshape(shape)
     return out + (0 if b is None else b.reshape(shape))
+
+
+def erf(x):
+    import math
+    return np.vectorize(math.erf, otypes=[x.dtype])(x)
+
+
+def reduce(loss, reduction):
+    return {"mean": loss.mean, "sum": loss.sum, "none": lambda: loss}[reduction]()
+
+
+def nll_loss(x, t, w=None, reduction="mean", ignore_index=-100):
+    C = x.shape[1] if x.ndim > 1 else x.shape[0]
+    x2 = np.moveaxis(x, 1, -1).reshape(-1, C) if x.ndim > 1 else x[None]
+    t2 = np.asarray(t).reshape(-1)
+    w = np.ones(C, dtype=x.dtype) if w is None else w
+    keep = t2 != ignore_index
+    tt = np.where(keep, t2, 0)
+    per = np.where(keep, -w[tt] * x2[np.arange(len(t2)), tt], 0)
+    if reduction == "none":
+        return per.reshape(np.shape(t))
+    return per.sum() if reduction == "sum" else per.sum() / np.where(keep, w[tt], 0).sum()
+
+
+def nll_loss_backward(g, x, t, w, reduction, ignore_index):
+    return _vjp(lambda v: np.asarray(nll_loss(v, t, w, reduction, ignore_index)), x, g)
+
+
+def log_softmax(x, dim):
+    m = x.max(axis=dim, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=dim, keepdims=True))
+
+
+def cross_entropy(x, t, w=None, reduction="mean", ignore_index=-100, label_smoothing=0.0):
+    cdim = 0 if x.ndim == 1 else 1
+    C = x.shape[cdim]
+    lsm = log_softmax(x, cdim)
+    nll = nll_loss(lsm, t, w, reduction, ignore_index)
+    if not label_smoothing:
+        return nll
+    ww = np.ones(C, dtype=x.dtype) if w is None else w
+    shape = [C] + [1] * (x.ndim - 1 - cdim)
+    smooth = -(lsm * ww.reshape(shape)).sum(cdim) * (np.asarray(t) != ignore_index)
+    if reduction == "mean":
+        keep = np.asarray(t).reshape(-1) != ignore_index
+        smooth = smooth.sum() / ww[np.asarray(t).reshape(-1)[keep]].sum()
+    else:
+        smooth = reduce(smooth, reduction)
+    return nll * (1 - label_smoothing) + smooth * label_smoothing / C

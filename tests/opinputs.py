@@ -25,6 +25,8 @@ def values(shape, dtype, domain, rng):
         v = rng.uniform(0.5, 2.0, shape)
     elif domain == "nonzero":
         v = rng.uniform(0.5, 2.0, shape) * rng.choice([-1, 1], size=shape)
+    elif domain == "probability":
+        v = rng.uniform(0.05, 0.95, shape)
     elif domain == "unit":
         v = rng.uniform(-0.9, 0.9, shape)
     else:
@@ -40,6 +42,12 @@ def shapes_for(op, layout):
     for i, name in enumerate(ins):
         if name in fixed and fixed[name] is None:   # an optional Tensor left out
             continue
+        if fixed.get(name) == "classes":   # class indices for the scores input: its shape without dim 1
+            scores = _scores_shape(op)
+            if layout in ("broadcast", "zerodim", "empty"):
+                return None
+            out[name] = ((scores[0],) + tuple(scores[2:]) if len(scores) > 1 else (), False)
+            continue
         if isinstance(fixed.get(name), list):
             shape = tuple(fixed[name])
             if layout in ("broadcast", "zerodim", "empty"):
@@ -50,6 +58,12 @@ def shapes_for(op, layout):
                  "zerodim": (), "empty": (0, 4)}[layout]
         out[name] = (shape, layout == "transposed")
     return out
+
+
+def _scores_shape(op):
+    """The shape hint of the scores input (self or input) that class-index targets refer to."""
+    fixed = op.test.get("inputs", {})
+    return tuple(fixed.get("self") if isinstance(fixed.get("self"), list) else fixed["input"])
 
 
 def make_inputs(op, dtype, layout, seed=0):
@@ -67,6 +81,10 @@ def make_inputs(op, dtype, layout, seed=0):
             np_args[a.name], lm_args[a.name] = arrs, [loom.tensor(x) for x in arrs]
         elif a.type.base == "Tensor" and a.name in kinds and kinds[a.name] is None:
             np_args[a.name] = lm_args[a.name] = None
+        elif a.type.base == "Tensor" and kinds.get(a.name) == "classes":
+            scores = _scores_shape(op)
+            arr = rng.integers(0, scores[1] if len(scores) > 1 else scores[0], size=shapes[a.name][0]).astype(np.int64)
+            np_args[a.name], lm_args[a.name] = arr, loom.tensor(arr)
         elif a.type.base == "Tensor":
             shape, transpose = shapes[a.name]
             dt = "bool" if kinds.get(a.name) == "bool" else dtype

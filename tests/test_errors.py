@@ -29,10 +29,11 @@ def _other_args(op):
 def test_mismatched_shapes(op):
     dt = getattr(loom, op.dtypes[-1])
     a, b = loom.ones(2, 3, dtype=dt), loom.ones(4, dtype=dt)
+    kw = {k: v for k, v in op.test.get("kwargs", {}).items() if not op.schema.arg(k).has_default}
     with pytest.raises(ValueError, match=rf"^{op.name}\(\): .*size of tensor a \(3\) must match"):
-        getattr(loom, op.name)(a, b)
+        getattr(loom, op.name)(a, b, **kw)
     with pytest.raises(RuntimeError):   # PyTorch users catch RuntimeError: loom's errors are both
-        getattr(loom, op.name)(a, b)
+        getattr(loom, op.name)(a, b, **kw)
 
 
 @pytest.mark.parametrize("op", TENSOR_FUNCS, ids=lambda op: op.schema.full_name)
@@ -50,8 +51,9 @@ def test_unsupported_dtype(case):
     op, dt = case
     x = loom.ones(3, dtype=getattr(loom, dt))
     args = [x] * len(op.inputs)
+    kw = {k: v for k, v in op.test.get("kwargs", {}).items() if not op.schema.arg(k).has_default}
     with pytest.raises(TypeError, match=rf"^{op.name}\(\): not implemented for dtype {dt}"):
-        getattr(loom, op.name)(*args) if "function" in op.variants else getattr(x, op.name)(*args[1:])
+        getattr(loom, op.name)(*args, **kw) if "function" in op.variants else getattr(x, op.name)(*args[1:], **kw)
 
 
 def test_mean_of_integers_needs_a_float_dtype():

@@ -69,6 +69,8 @@ static int64_t chunk(const geom *G, int64_t item) {
 #define IM2COL(T)                                                                                          \
     static void im2col_##T(const geom *G, const T *x, int64_t n0, int64_t nb, int64_t g, T *col) {        \
         int64_t cols = nb * G->L;                                                                          \
+        bool par = lm_should_parallelize(G->K * cols);                                                     \
+        _Pragma("omp parallel for collapse(3) if (par)")                                                   \
         for (int64_t c = 0; c < G->Cg; c++)                                                                \
             for (int64_t i = 0; i < G->kh; i++)                                                            \
                 for (int64_t j = 0; j < G->kw; j++) {                                                      \
@@ -92,6 +94,8 @@ static int64_t chunk(const geom *G, int64_t item) {
     /* dx[n0:n0+nb, group g] += col2im(col) */                                                              \
     static void col2im_##T(const geom *G, const T *col, int64_t n0, int64_t nb, int64_t g, T *dx) {       \
         int64_t cols = nb * G->L;                                                                          \
+        bool par = lm_should_parallelize(G->K * cols);                                                     \
+        _Pragma("omp parallel for if (par)")   /* channels write disjoint planes */                       \
         for (int64_t c = 0; c < G->Cg; c++)                                                                \
             for (int64_t i = 0; i < G->kh; i++)                                                            \
                 for (int64_t j = 0; j < G->kw; j++) {                                                      \

@@ -133,3 +133,10 @@ def pool_pick(grad, indices):
     flat = grad.flatten(-2)
     hit = lm.arange(flat.shape[-1]) == indices.flatten(-2).unsqueeze(-1)
     return lm.where(hit, flat.unsqueeze(-2), 0.0).sum(-1).reshape(indices.shape)
+
+
+def gelu_tanh_backward(grad, self):
+    k = 0.7978845608028654
+    inner = k * (self + 0.044715 * self * self * self)
+    t = inner.tanh()
+    return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * k * (1 + 3 * 0.044715 * self * self))

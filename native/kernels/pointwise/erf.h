@@ -1,0 +1,2 @@
+/* erf: the error function */
+#define LM_PW_erf(T, self) LM_MATH(erf, self)
