@@ -12,8 +12,11 @@ class RemovableHandle:
         self._dicts = hooks_dicts
 
     def remove(self):
-        for d in self._dicts:
-            d.pop(self.id, None)
+        for d in self._dicts:   # the hook dicts, and the sets of ids flagged with_kwargs / always_call
+            if isinstance(d, set):
+                d.discard(self.id)
+            else:
+                d.pop(self.id, None)
 
     def __enter__(self):
         return self

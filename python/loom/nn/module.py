@@ -1,21 +1,13 @@
 """Module: the base class of layers - registration of parameters, buffers and
 submodules, traversal, modes, dtype conversion, state dicts, hooks, repr."""
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 
 from .._dtype import dtype as _dtype_cls, device as _device_cls
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from .hooks import RemovableHandle
 from .parameter import Parameter, _swap_data
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    def __repr__(self):
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
+from .state_dict import load_local, load_state_dict
 
 
 def _typename(x):
@@ -349,68 +341,12 @@ class Module:
         return destination
 
     def _load_from_state_dict(self, state_dict, prefix, missing, unexpected, errors, assign):
-        local = dict(self._local_state())
-        for name, param in local.items():
-            key = prefix + name
-            if key not in state_dict:
-                missing.append(key)
-                continue
-            value = state_dict[key]
-            if not isinstance(value, Tensor):
-                try:
-                    import numpy as np
-                    if not isinstance(value, (np.ndarray, np.generic)):
-                        raise TypeError
-                    from .._numpy import tensor
-                    value = tensor(value)
-                except TypeError:
-                    errors.append(f'While copying the parameter named "{key}", expected loom.Tensor or a NumPy '
-                                  f'array from checkpoint but received {type(value).__name__}')
-                    continue
-            if tuple(value.shape) != tuple(param.shape):
-                errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
-                              f"the shape in current model is {param.shape}.")
-                continue
-            try:
-                with no_grad():
-                    if assign:
-                        if isinstance(param, Parameter):
-                            value = Parameter(value.to(param.dtype), param.requires_grad)
-                        setattr(self, name, value)
-                    else:
-                        param.copy_(value)
-            except Exception as e:   # noqa: BLE001  (reported the way PyTorch does, with the key)
-                errors.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
-                              f'{param.shape} and whose dimensions in the checkpoint are {value.shape}, an exception '
-                              f'occurred : {e.args}.')
-        for key in state_dict:
-            if key.startswith(prefix):
-                parts = key[len(prefix):].split(".", 1)
-                if parts[0] not in (self._modules if len(parts) > 1 else local):
-                    unexpected.append(key)
+        load_local(self, state_dict, prefix, missing, unexpected, errors, assign)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy values (loom tensors or NumPy arrays) into parameters and buffers.
         Returns (missing_keys, unexpected_keys); raises on those when strict, and on shape mismatches always."""
-        if not hasattr(state_dict, "keys") or not hasattr(state_dict, "__getitem__"):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing, unexpected, errors = [], [], []
-
-        def load(module, prefix):
-            module._load_from_state_dict(state_dict, prefix, missing, unexpected, errors, assign)
-            for name, child in module._modules.items():
-                if child is not None:
-                    load(child, prefix + name + ".")
-        load(self, "")
-        if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
-        if errors:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(type(self).__name__,
-                                                                                     "\n\t".join(errors)))
-        return _IncompatibleKeys(missing, unexpected)
+        return load_state_dict(self, state_dict, strict, assign)
 
     # ---- hooks and calling ----
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
