@@ -316,7 +316,7 @@ def test_nested_repr():
         "Sequential(\n"
         "  (conv): Conv2d(3, 8, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), bias=False)\n"
         "  (block): Sequential(\n"
-        "    (0): BatchNorm2d(8, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)\n"
+        "    (0): BatchNorm2d(8, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)\n"
         "    (1): ReLU(inplace=True)\n"
         "  )\n"
         "  (pool): AdaptiveAvgPool2d(output_size=(1, 1))\n"
@@ -328,7 +328,7 @@ def test_nested_repr():
 def test_layer_reprs():
     assert repr(nn.MaxPool2d(2)) == "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)"
     assert repr(nn.AvgPool2d(3, 1, 1)) == "AvgPool2d(kernel_size=3, stride=1, padding=1)"
-    assert repr(nn.LayerNorm(4)) == "LayerNorm((4,), eps=1e-05, elementwise_affine=True)"
+    assert repr(nn.LayerNorm(4)) == "LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)"
     assert repr(nn.Embedding(10, 3, padding_idx=-1)) == "Embedding(10, 3, padding_idx=9)"
     assert repr(nn.Dropout()) == "Dropout(p=0.5, inplace=False)"
     assert repr(nn.GELU(approximate="tanh")) == "GELU(approximate='tanh')"

@@ -28,6 +28,8 @@ def linear(input, weight, bias=None):
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if input.ndim == 3:   # an unbatched (C, H, W) input, as PyTorch accepts
+        return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
     if isinstance(padding, str):
         return _conv2d_padding_str(input, weight, bias, stride, padding, dilation, groups)
     return _L.conv2d(input, weight, bias, stride, padding, dilation, groups)
@@ -199,14 +201,32 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return _L.nll_loss(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _warn_size_mismatch(input, target)
-    return _L.mse_loss(input, target, _reduction(size_average, reduce, reduction))
+    reduction = _reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted(lambda d: d * d, input, target, weight, reduction)
+    return _L.mse_loss(input, target, reduction)
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _warn_size_mismatch(input, target)
-    return _L.l1_loss(input, target, _reduction(size_average, reduce, reduction))
+    reduction = _reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted(lambda d: d.abs(), input, target, weight, reduction)
+    return _L.l1_loss(input, target, reduction)
+
+
+def _weighted(error, input, target, weight, reduction):
+    """PyTorch's elementwise-weighted regression loss: 'mean' divides by the weights' sum."""
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+    losses = error(input - target) * weight
+    if reduction == "none":
+        return losses
+    return losses.sum() if reduction == "sum" else losses.sum() / weight.sum()
 
 
 def _warn_size_mismatch(input, target):

@@ -6,7 +6,7 @@ from .module import Module
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        self.reduction = reduction if size_average is None and reduce is None else F._legacy(size_average, reduce)
+        self.reduction = F._reduction(size_average, reduce, reduction)
 
 
 class _WeightedLoss(_Loss):
