@@ -50,10 +50,6 @@ def _rebuild(data, requires_grad):
     return Parameter(data, requires_grad)
 
 
-def is_parameter(x):
-    return isinstance(x, Parameter)
-
-
 def _swap_data(t, new):
     """Make tensor t hold new's memory (t keeps its identity, .grad and hooks):
     what `param.data = new` does in PyTorch."""
