@@ -65,6 +65,15 @@ def test_inplace_on_parameter_needs_no_grad():
     assert p.tolist() == [1.0, 1.0] and isinstance(p, nn.Parameter)
 
 
+def test_frozen_parameter_written_in_place_stays_a_parameter():
+    p = nn.Parameter(loom.zeros(2), requires_grad=False)
+    y = loom.ones(2, requires_grad=True)
+    p.copy_(y * 2)   # recorded: p gets a history, as in PyTorch, but keeps its class
+    assert isinstance(p, nn.Parameter) and p.grad_fn is not None
+    p.sum().backward()
+    assert y.grad.tolist() == [2.0, 2.0]
+
+
 # ---- registration and traversal ----
 def test_registration_and_named_members():
     net = Net()
