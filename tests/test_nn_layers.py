@@ -191,6 +191,20 @@ def test_embedding(padding_idx):
     check_module(tm, lm, idx, grad_inputs=False)
 
 
+@pytest.mark.parametrize("norm_type", [2.0, 1.0])
+def test_embedding_max_norm_renormalises_looked_up_rows(norm_type):
+    w = rand(6, 3)
+    idx = np.array([[1, 4], [4, 0]], dtype=np.int64)
+    tm = tnn.Embedding(6, 3, max_norm=1.0, norm_type=norm_type)
+    lm = nn.Embedding(6, 3, max_norm=1.0, norm_type=norm_type)
+    assert repr(lm) == repr(tm)
+    with torch.no_grad():
+        tm.weight.copy_(torch.tensor(w))
+    copy_weights(tm, lm)
+    close(lm(loom.tensor(idx)), tm(torch.tensor(idx)), 1e-6)
+    close(lm.weight, tm.weight, 1e-6)   # rows 1, 4, 0 rescaled in place, the others untouched
+
+
 def test_embedding_from_pretrained():
     w = rand(5, 2)
     lm = nn.Embedding.from_pretrained(loom.tensor(w))

@@ -181,9 +181,28 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         if padding_idx < -n:
             raise ValueError("embedding(): padding_idx must be within num_embeddings")
         padding_idx = n + padding_idx
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding(): max_norm, scale_grad_by_freq and sparse are not supported by loom")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding(): scale_grad_by_freq and sparse are not supported by loom")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
     return _L.embedding(weight, input, padding_idx)
+
+
+def _embedding_renorm_(weight, input, max_norm, norm_type):
+    """Rescale, in place and outside autograd, the rows of weight that input looks up whose norm exceeds max_norm
+    (PyTorch's embedding_renorm_)."""
+    import numpy as np
+    from .._C import lib
+    w = weight.detach().numpy()   # zero-copy view of weight's memory
+    rows = np.unique(input.detach().numpy().astype(np.int64).ravel())
+    if rows.size == 0:
+        return
+    if rows.min() < 0 or rows.max() >= w.shape[0]:
+        raise IndexError(f"embedding(): index out of range in self (num_embeddings={w.shape[0]})")
+    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+    big = norms > max_norm
+    w[rows[big]] *= (max_norm / (norms[big] + 1e-7))[:, None].astype(w.dtype)
+    lib.lm_bump_version(weight._h)   # saved copies of weight are now stale, as after any in-place op
 
 
 def one_hot(tensor, num_classes=-1):
