@@ -17,6 +17,7 @@ from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from .autograd.api import install as _install_autograd
 _install_autograd(Tensor)
+from . import nn   # after the ops: nn's modules build on them
 
 bool = bool_          # noqa: A001  (loom.bool, as torch.bool)
 float = float32       # noqa: A001

@@ -49,7 +49,8 @@ def make_node(cls, inputs, result):
 
 def attach(t, node, output_nr=0):
     old = getattr(t, "_ag", None)
-    t.__class__ = GradTensor
+    if t.__class__ is Tensor:   # subclasses (nn.Parameter written in place) keep their class
+        t.__class__ = GradTensor
     t._ag = AutogradMeta(True, node, output_nr)
     if old is not None:
         t._ag.fw_grad = old.fw_grad   # a forward-mode tangent set before the node
@@ -77,7 +78,8 @@ def inplace_via_outplace(self, compute, op):
     with no_grad():
         self.copy_(r)
     if isinstance(r, GradTensor):
-        self.__class__ = GradTensor
+        if self.__class__ is Tensor:
+            self.__class__ = GradTensor
         self._ag = r._ag
     return self
 

@@ -1,0 +1,20 @@
+"""loom.nn: modules, layers, losses, initialisers and the functional interface."""
+from . import functional, init
+from .parameter import Parameter
+from .module import Module
+from .containers import Sequential, ModuleList, ModuleDict
+from .linear import Identity, Linear
+from .conv import Conv2d
+from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .activation import ReLU, GELU, SiLU, Tanh, Sigmoid, LeakyReLU, ELU, Softplus, Softmax, LogSoftmax
+from .dropout import Dropout
+from .sparse import Embedding
+from .flatten import Flatten
+from .loss import L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss
+
+__all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict", "Identity",
+           "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
+           "LayerNorm", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "Softplus", "Softmax",
+           "LogSoftmax", "Dropout", "Embedding", "Flatten", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss",
+           "BCELoss", "BCEWithLogitsLoss"]

@@ -1,0 +1,270 @@
+"""loom.nn.functional: torch.nn.functional's signatures mapped onto loom's ops.
+
+Each function only adapts arguments (PyTorch's Python-level defaults, argument
+order, legacy size_average/reduce, string paddings); the work is the op's."""
+import warnings
+
+import loom as _L   # ops are looked up at call time: the package is still initialising when this imports
+
+
+def _reduction(size_average, reduce, reduction):
+    """PyTorch's legacy (size_average, reduce) pair, when given, overrides reduction."""
+    if size_average is None and reduce is None:
+        return reduction
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction='{}' instead.".format(
+        _legacy(size_average, reduce)), stacklevel=3)
+    return _legacy(size_average, reduce)
+
+
+def _legacy(size_average, reduce):
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return ("mean" if size_average else "sum") if reduce else "none"
+
+
+# ---- linear and convolution ----
+def linear(input, weight, bias=None):
+    return _L.linear(input, weight, bias)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if input.ndim == 3:   # an unbatched (C, H, W) input, as PyTorch accepts
+        return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
+    if isinstance(padding, str):
+        return _conv2d_padding_str(input, weight, bias, stride, padding, dilation, groups)
+    return _L.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v) * (2 if len(v) == 1 else 1)
+
+
+def _conv2d_padding_str(input, weight, bias, stride, padding, dilation, groups):
+    if padding == "valid":
+        return _L.conv2d(input, weight, bias, stride, 0, dilation, groups)
+    if padding != "same":
+        raise ValueError(f"conv2d(): invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+    if _pair(stride) != (1, 1):
+        raise ValueError("conv2d(): padding='same' is not supported for strided convolutions")
+    dil = _pair(dilation)
+    totals = [d * (k - 1) for d, k in zip(dil, weight.shape[-2:])]
+    # PyTorch pads the extra row/column of an odd total on the bottom/right: pad
+    # ceil(total/2) on both sides, then drop the first output row/column
+    pads = [(t + 1) // 2 for t in totals]
+    out = _L.conv2d(input, weight, bias, 1, pads, dilation, groups)
+    if totals[0] % 2:
+        out = out[..., 1:, :]
+    if totals[1] % 2:
+        out = out[..., 1:]
+    return out
+
+
+# ---- pooling ----
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    stride = [] if stride is None else stride
+    if return_indices:
+        return _L.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _L.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return _L.max_pool2d_with_indices(input, kernel_size, [] if stride is None else stride, padding, dilation,
+                                      ceil_mode)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return _L.avg_pool2d(input, kernel_size, [] if stride is None else stride, padding, ceil_mode,
+                         count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    size = _pair(output_size) if not isinstance(output_size, int) else (output_size, output_size)
+    if None in size:   # None keeps the input's size on that dim, as PyTorch
+        size = tuple(input.shape[-2 + i] if s is None else s for i, s in enumerate(size))
+    return _L.adaptive_avg_pool2d(input, size)
+
+
+# ---- activations ----
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _L.relu(input)
+
+
+def gelu(input, approximate="none"):
+    return _L.gelu(input, approximate=approximate)
+
+
+def silu(input, inplace=False):
+    return _inplace(input, "silu") if inplace else _L.silu(input)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if inplace:
+        return _inplace(input, "leaky_relu", negative_slope)
+    return _L.leaky_relu(input, negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    if inplace:
+        return _inplace(input, "elu", alpha)
+    return _L.elu(input, alpha)
+
+
+def _inplace(input, name, *args):
+    """An activation's inplace=True: the op's in-place variant when it has one,
+    else the out-of-place result copied into input."""
+    method = getattr(input, name + "_", None)
+    if method is not None:
+        return method(*args)
+    return input.copy_(getattr(_L, name)(input, *args))
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _L.softplus(input, beta, threshold)
+
+
+def sigmoid(input):
+    return _L.sigmoid(input)
+
+
+def tanh(input):
+    return _L.tanh(input)
+
+
+def _softmax_dim(name, ndim, stacklevel=4):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
+                  f"an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("softmax", input.ndim)
+    return _L.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.ndim)
+    return _L.log_softmax(input, dim, dtype)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if inplace:
+        return input.copy_(_L.dropout(input, p, training))
+    return _L.dropout(input, p, training)
+
+
+# ---- normalisation ----
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    return _L.layer_norm(input, list(normalized_shape) if not isinstance(normalized_shape, int)
+                         else [normalized_shape], weight, bias, eps)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    return _L.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+# ---- embeddings ----
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    n = weight.shape[0]
+    if padding_idx is None:
+        padding_idx = -1
+    elif padding_idx > 0:
+        if padding_idx >= n:
+            raise ValueError("embedding(): padding_idx must be within num_embeddings")
+    elif padding_idx < 0:
+        if padding_idx < -n:
+            raise ValueError("embedding(): padding_idx must be within num_embeddings")
+        padding_idx = n + padding_idx
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding(): scale_grad_by_freq and sparse are not supported by loom")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    return _L.embedding(weight, input, padding_idx)
+
+
+def _embedding_renorm_(weight, input, max_norm, norm_type):
+    """Rescale, in place and outside autograd, the rows of weight that input looks up whose norm exceeds max_norm
+    (PyTorch's embedding_renorm_)."""
+    import numpy as np
+    from .._C import lib
+    w = weight.detach().numpy()   # zero-copy view of weight's memory
+    rows = np.unique(input.detach().numpy().astype(np.int64).ravel())
+    if rows.size == 0:
+        return
+    if rows.min() < 0 or rows.max() >= w.shape[0]:
+        raise IndexError(f"embedding(): index out of range in self (num_embeddings={w.shape[0]})")
+    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+    big = norms > max_norm
+    w[rows[big]] *= (max_norm / (norms[big] + 1e-7))[:, None].astype(w.dtype)
+    lib.lm_bump_version(weight._h)   # saved copies of weight are now stale, as after any in-place op
+
+
+def one_hot(tensor, num_classes=-1):
+    return _L.one_hot(tensor, num_classes)
+
+
+# ---- losses ----
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    return _L.cross_entropy(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index,
+                            label_smoothing)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    return _L.nll_loss(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _warn_size_mismatch(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted(lambda d: d * d, input, target, weight, reduction)
+    return _L.mse_loss(input, target, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _warn_size_mismatch(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted(lambda d: d.abs(), input, target, weight, reduction)
+    return _L.l1_loss(input, target, reduction)
+
+
+def _weighted(error, input, target, weight, reduction):
+    """PyTorch's elementwise-weighted regression loss: 'mean' divides by the weights' sum."""
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+    losses = error(input - target) * weight
+    if reduction == "none":
+        return losses
+    return losses.sum() if reduction == "sum" else losses.sum() / weight.sum()
+
+
+def _warn_size_mismatch(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      f"This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      f"same size.", stacklevel=3)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    return _L.binary_cross_entropy(input, target, weight, _reduction(size_average, reduce, reduction))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    return _L.binary_cross_entropy_with_logits(input, target, weight, pos_weight,
+                                               _reduction(size_average, reduce, reduction))

@@ -1,0 +1,127 @@
+"""loom.nn.init: in-place initialisers with torch.nn.init's names and maths, drawn from loom's RNG
+(seed with loom.manual_seed). They run under no_grad, so they work on parameters."""
+import math
+import warnings
+
+from .._dtype import float32
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+
+
+def _check(tensor, name, generator=None):
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"{name}(): expected a loom.Tensor, got {type(tensor).__name__}")
+    if generator is not None:
+        raise NotImplementedError(f"{name}(): loom has one global generator (loom.manual_seed); generator= "
+                                  f"is not supported")
+
+
+def _fill_random(tensor, sample):
+    dtype = tensor.dtype if tensor.dtype.is_floating_point else float32
+    with no_grad():
+        tensor.copy_(sample(tuple(tensor.shape), dtype))
+    return tensor
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended gain for a nonlinearity (PyTorch's table)."""
+    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                  "conv_transpose3d"]
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, (int, float)):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    if tensor.dim() < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    receptive = 1
+    for s in tensor.shape[2:]:
+        receptive *= s
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _calculate_correct_fan(tensor, mode):
+    mode = mode.lower()
+    valid = ["fan_in", "fan_out"]
+    if mode not in valid:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill with U(a, b)."""
+    from .. import _ops
+    _check(tensor, "uniform_", generator)
+    return _fill_random(tensor, lambda shape, dt: _ops.rand(shape, dtype=dt) * (b - a) + a)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill with N(mean, std^2)."""
+    from .. import _ops
+    _check(tensor, "normal_", generator)
+    return _fill_random(tensor, lambda shape, dt: _ops.randn(shape, dtype=dt) * std + mean)
+
+
+def constant_(tensor, val):
+    _check(tensor, "constant_")
+    with no_grad():
+        tensor.fill_(val)
+    return tensor
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor):
+    return constant_(tensor, 0.0)
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010)."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    a = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    """N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
+
+
+def _kaiming_std(tensor, a, mode, nonlinearity):
+    return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """U(-bound, bound) with bound = gain * sqrt(3 / fan) (He et al., 2015)."""
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op")
+        return tensor
+    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """N(0, std^2) with std = gain / sqrt(fan)."""
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op")
+        return tensor
+    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)

@@ -1,0 +1,58 @@
+"""Parameter: a Tensor that a Module registers as learnable state."""
+from .._C import lib
+from .._tensor import GradTensor, Tensor
+from ..autograd.node import AutogradMeta
+
+
+class Parameter(GradTensor):
+    """A leaf tensor sharing `data`'s memory, with requires_grad=True by default.
+
+    It is a GradTensor (so generated ops take the autograd path for it) whose
+    autograd metadata is fresh: whatever history `data` had is cut, as
+    torch.nn.Parameter does."""
+    __slots__ = ()
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            from .._ops import empty
+            data = empty([0])
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter(): expected a Tensor as data, got {type(data).__name__}")
+        if requires_grad and not data.dtype.is_floating_point:
+            raise RuntimeError("Only Tensors of floating point dtype can require gradients")
+        self = object.__new__(cls)
+        lib.lm_retain(data._h)
+        self._h = data._h
+        self._ag = AutogradMeta(bool(requires_grad))
+        return self
+
+    def __init__(self, data=None, requires_grad=True):
+        pass   # all done in __new__ (Tensor.__init__ refuses direct construction)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __reduce__(self):
+        from .._numpy import tensor
+        return (_rebuild, (tensor(self.numpy().copy()), self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        new = Parameter(self.detach().clone(), self.requires_grad)
+        if self.grad is not None:
+            new.grad = self.grad.detach().clone()
+        memo[id(self)] = new
+        return new
+
+
+def _rebuild(data, requires_grad):
+    return Parameter(data, requires_grad)
+
+
+def _swap_data(t, new):
+    """Make tensor t hold new's memory (t keeps its identity, .grad and hooks):
+    what `param.data = new` does in PyTorch."""
+    lib.lm_retain(new._h)
+    old, t._h = t._h, new._h
+    lib.lm_release(old)
