@@ -13,7 +13,9 @@ from .schema import Schema, SchemaError
 
 HELPERS = ("sum_backward", "mean_backward", "amax_backward", "selected_backward", "matmul_backward",
            "permute_backward", "narrow_backward", "cat_backward", "stack_backward", "clamp_backward",
-           "maximum_backward", "pow_exponent_backward", "zeros_like")
+           "maximum_backward", "pow_exponent_backward", "zeros_like", "gather_backward", "src_backward",
+           "index_select_backward", "index_add_source_backward", "index_backward", "sum_to_shape",
+           "take_along_backward", "cumsum_backward", "embedding_backward")
 KEYS = ("name", "non_differentiable", "output_differentiability", "result")
 BUILTINS = ("None", "True", "False", "len", "range", "list", "tuple", "float", "int")
 

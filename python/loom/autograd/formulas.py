@@ -120,6 +120,65 @@ def zeros_like(grad):
     return lm.zeros_like(grad)
 
 
+# ---- indexing, sorting, scans: gradients go back to the positions that were read
+
+
+def gather_backward(grad, shape, dim, index):
+    return lm.zeros(tuple(shape), dtype=grad.dtype).scatter_add(dim, index, grad)
+
+
+def src_backward(grad, shape):
+    """scatter's src may be larger than index: the elements beyond index's extent get zero."""
+    if tuple(grad.shape) == tuple(shape):
+        return grad
+    z = lm.zeros(tuple(shape), dtype=grad.dtype)
+    z[tuple(slice(0, s) for s in grad.shape)] = grad
+    return z
+
+
+def index_select_backward(grad, shape, dim, index):
+    return lm.zeros(tuple(shape), dtype=grad.dtype).index_add(dim, index, grad)
+
+
+def index_add_source_backward(grad, dim, index, source, alpha):
+    g = grad.index_select(dim, index)
+    return g if alpha == 1 else g * alpha
+
+
+def index_backward(grad, shape, indices):
+    """Repeated indices read one element several times: their gradients add up."""
+    return lm.zeros(tuple(shape), dtype=grad.dtype).index_put_(indices, grad, True)
+
+
+def sum_to_shape(grad, shape):
+    from .engine import sum_to
+    return sum_to(grad, tuple(shape))
+
+
+def take_along_backward(grad, shape, dim, indices):
+    """sort/topk: each output came from a distinct position along dim."""
+    return lm.zeros(tuple(shape), dtype=grad.dtype).scatter(dim, indices, grad)
+
+
+def cumsum_backward(grad, dim):
+    """The reverse running sum along dim: total - cumsum + grad."""
+    if grad.ndim == 0:
+        return grad
+    return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
+
+
+def embedding_backward(grad, shape, indices, padding_idx):
+    """Rows scatter-added by index; the padding row gets nothing."""
+    n, d = shape
+    flat = indices.reshape(-1)
+    g = grad.reshape((-1, d))
+    if padding_idx >= 0:
+        g = lm.where((flat != padding_idx).unsqueeze(1), g, 0.0)
+    return lm.zeros((n, d), dtype=grad.dtype).index_add(0, flat, g)
+
+
 __all__ = ["sum_backward", "mean_backward", "amax_backward", "selected_backward", "matmul_backward",
            "permute_backward", "narrow_backward", "cat_backward", "stack_backward", "clamp_backward",
-           "maximum_backward", "pow_exponent_backward", "zeros_like"]
+           "maximum_backward", "pow_exponent_backward", "zeros_like", "gather_backward", "src_backward",
+           "index_select_backward", "index_add_source_backward", "index_backward", "sum_to_shape",
+           "take_along_backward", "cumsum_backward", "embedding_backward"]
