@@ -91,7 +91,7 @@ def validate(op):
     """For a composite: check its non-Tensor arguments with the same converters a
     kernel op uses, so a bad argument names this op, not the one inside."""
     stmts, cargs = convert(op, op.name)
-    tensor = {f"{a.name}_h" for a in op.schema.args if a.type.base == "Tensor" and not a.type.is_list}
+    tensor = {f"{a.name}_h" for a in op.schema.args if a.type.base == "Tensor"}
     keep = [s for s in stmts if s.split(" = ")[0] not in tensor and not s.startswith(tuple(f"{t}, " for t in tensor))]
     inline = [c for c in cargs if "(" in c and c.split("(")[0] in ("_int", "_int_opt", "_float", "_bool",
                                                                        "_dtype_arg", "_device_arg", "_str")]
