@@ -56,6 +56,15 @@ static int make_plan(lm_tensor *self, lm_tensor **indices, int64_t m, plan *p) {
         p->nb = n;
         memcpy(p->bshape, out, sizeof(int64_t) * n);
     }
+    for (int k = 0; k < p->m; k++) {   /* every index checked before anything is read or written */
+        const lm_tensor *t = p->idx[k];
+        const int64_t *ip = (const int64_t *)lm_bytes(t);
+        int64_t n = lm_numel(t), size = self->shape[k], pos[LM_MAX_DIMS] = {0};
+        for (int64_t i = 0; i < n; i++, lm_next_pos(t->ndim, t->shape, pos)) {
+            int64_t v = ip[lm_pos_offset(t->ndim, pos, t->strides)];
+            if (v < -size || v >= size) { plan_release(p); return lm_index_bound_error(v, k, size); }
+        }
+    }
     p->nr = self->ndim - p->m;
     if (p->nb + p->nr > LM_MAX_DIMS) {
         plan_release(p);
