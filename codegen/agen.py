@@ -44,8 +44,8 @@ def steps(d):
         if a.type.base != "Tensor" or a.name in done:
             continue
         f = by_input.get(a.name)
-        if f is None:
-            out.append(SimpleNamespace(kind="none"))
+        if f is None:   # a Tensor[] without a gradient (index tensors) still has one edge per element
+            out.append(SimpleNamespace(kind="none_list", arg=a.name) if a.type.is_list else SimpleNamespace(kind="none"))
         elif a.type.is_list:
             out.append(SimpleNamespace(kind="list", expr=f.expr, arg=a.name))
         elif len(f.inputs) == 1:
@@ -88,10 +88,19 @@ def jvp_expr(d):
     lists = [a for a in tensors if a.type.is_list]
     fname = f"_ops.{d.op.name}" if "function" in d.op.variants else None
     names = [a.name if not a.kwonly else f"{a.name}={a.name}" for a in d.op.schema.args]
-    if lists:   # the primals are the list's elements
-        n = lists[0].name
-        call = ", ".join(f"list(ts)" if a == n else a for a in names)
-        return f"_fw.derived_jvp(lambda *ts: {fname}({call}), {n})"
+    if lists:   # the primals are the node's inputs, lists flattened: rebuild the call from them
+        at, call = "0", []
+        for a, n in zip(d.op.schema.args, names):
+            if a.type.base != "Tensor":
+                call.append(n)
+            elif a.type.is_list:
+                call.append(f"list(_a[{at}:{at} + len({a.name})])")
+                at = f"{at} + len({a.name})"
+            else:
+                call.append(f"{a.name}=_a[{at}]" if a.kwonly else f"_a[{at}]")
+                at = f"{at} + 1"
+        target = fname or f"(lambda _s, *_r, **_k: _s.{d.op.name}(*_r, **_k))"
+        return f"_fw.derived_jvp(lambda *_a: {target}({', '.join(call)}), {inputs_expr(d)})"
     params = ", ".join(a.name for a in tensors)
     call = ", ".join(names)
     target = fname or f"(lambda {names[0]}, *rest: {names[0]}.{d.op.name}(*rest))"

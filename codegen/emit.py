@@ -39,20 +39,24 @@ def _python_context(model):
     py = SimpleNamespace(
         fname=lambda op, suffix="": pygen.fname(op, suffix, overloaded),
         docstring=pygen.docstring, group_doc=pygen.group_doc, call_through=pygen.call_through)
-    methods, public, dunders = [], [], []
+    methods, public, dunders, inplace_overloaded = [], [], [], []
     for name, group in groups.items():
         fn = name if name in overloaded else pygen.fname(group[0])
         if any("function" in op.variants for op in group):
             public.append(name)
         if any("method" in op.variants for op in group):
             methods.append((name, fn))
+        inplace = [op for op in group if "inplace" in op.variants]
+        if len(inplace) > 1:   # scatter_(.., src) and scatter_(.., value): a resolver picks the overload
+            inplace_overloaded.append((name + "_", inplace))
+            methods.append((name + "_", name + "_"))
+        elif inplace:
+            methods.append((name + "_", pygen.fname(inplace[0], "_", overloaded)))
         for op in group:
-            if "inplace" in op.variants:
-                methods.append((name + "_", pygen.fname(op, "_", overloaded)))
             for d in op.operators:
                 dunders.append((op, d, pygen.dunder_kind(d)))
     return dict(py=py, p=pygen, groups=list(groups.items()), overloaded=[(n, groups[n]) for n in groups if n in overloaded],
-                methods=methods, public=public, dunders=dunders)
+                methods=methods, public=public, dunders=dunders, inplace_overloaded=inplace_overloaded)
 
 
 def render(model, native, derivs=()):

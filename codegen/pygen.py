@@ -98,7 +98,7 @@ def validate(op):
     return keep + ([f"({', '.join(inline)},)"] if inline else [])
 
 
-def overload_spec(op):
+def overload_spec(op, with_out=True):
     """What the runtime overload resolver needs: (name, kind, has_default, kwonly, varargs)."""
     va = varargs_arg(op)
     kinds = []
@@ -109,7 +109,7 @@ def overload_spec(op):
         if t.optional:
             kind += "?"
         kinds.append((a.name, kind, a.has_default, a.kwonly, a is va))
-    if "out" in op.variants:
+    if with_out and "out" in op.variants:
         kinds.append(("out", "Tensor?", True, True, False))
     if is_factory(op):
         kinds.append(("requires_grad", "bool", True, True, False))

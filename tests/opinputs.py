@@ -34,22 +34,31 @@ def values(shape, dtype, domain, rng):
     return np.asarray(v).astype(dtype)
 
 
+def input_hint(op, name):
+    """(kind, shape) from an `inputs` hint: a shape list, a kind (`bool`, or `index`: int64 values
+    in [0, n) for n the smallest nonzero size of the first Tensor input), or {kind: .., shape: ..}."""
+    h = op.test.get("inputs", {}).get(name)
+    if isinstance(h, dict):
+        return h.get("kind"), h.get("shape")
+    return (None, h) if isinstance(h, list) else (h, None)
+
+
+def left_out(op, name):
+    """`inputs: {name: null}`: an optional Tensor argument passed as None."""
+    hints = op.test.get("inputs", {})
+    return name in hints and hints[name] is None
+
+
 def shapes_for(op, layout):
     """(shape per tensor input, whether to transpose it)."""
-    fixed = op.test.get("inputs", {})
     ins = [a.name for a in op.inputs if not a.type.is_list]
     out = {}
     for i, name in enumerate(ins):
-        if name in fixed and fixed[name] is None:   # an optional Tensor left out
+        if left_out(op, name):
             continue
-        if fixed.get(name) == "classes":   # class indices for the scores input: its shape without dim 1
-            scores = _scores_shape(op)
-            if layout in ("broadcast", "zerodim", "empty"):
-                return None
-            out[name] = ((scores[0],) + tuple(scores[2:]) if len(scores) > 1 else (), False)
-            continue
-        if isinstance(fixed.get(name), list):
-            shape = tuple(fixed[name])
+        fixed = input_hint(op, name)[1]
+        if fixed is not None:
+            shape = tuple(fixed)
             if layout in ("broadcast", "zerodim", "empty"):
                 return None   # explicit shapes (matmul, ...) only in the dense layouts
             out[name] = (shape, layout == "transposed" and len(shape) >= 2)
@@ -60,12 +69,6 @@ def shapes_for(op, layout):
     return out
 
 
-def _scores_shape(op):
-    """The shape hint of the scores input (self or input) that class-index targets refer to."""
-    fixed = op.test.get("inputs", {})
-    return tuple(fixed.get("self") if isinstance(fixed.get("self"), list) else fixed["input"])
-
-
 def make_inputs(op, dtype, layout, seed=0):
     """(numpy args, loom args) for one case, or None when the layout does not apply."""
     rng = np.random.default_rng(seed)
@@ -73,25 +76,28 @@ def make_inputs(op, dtype, layout, seed=0):
     if shapes is None:
         return None
     domain = op.test.get("domain")
-    kinds = op.test.get("inputs", {})
+    first = next((shapes[a.name][0] for a in op.inputs if a.name in shapes), ())
+    high = min([s for s in first if s > 0], default=1)
+
+    def data(shape, name):
+        kind = input_hint(op, name)[0]
+        if kind == "index":
+            return np.asarray(rng.integers(0, high, size=shape)).astype("int64")
+        return values(shape, "bool" if kind == "bool" else dtype, domain, rng)
+
     np_args, lm_args = {}, {}
     for a in op.schema.args:
         if a.type.base == "Tensor" and a.type.is_list:
-            arrs = [values((2, 3), dtype, domain, rng) for _ in range(2)]
+            arrs = [data((2, 3), a.name) for _ in range(2)]
             np_args[a.name], lm_args[a.name] = arrs, [loom.tensor(x) for x in arrs]
-        elif a.type.base == "Tensor" and a.name in kinds and kinds[a.name] is None:
+        elif a.type.base == "Tensor" and left_out(op, a.name):
             np_args[a.name] = lm_args[a.name] = None
-        elif a.type.base == "Tensor" and kinds.get(a.name) == "classes":
-            scores = _scores_shape(op)
-            arr = rng.integers(0, scores[1] if len(scores) > 1 else scores[0], size=shapes[a.name][0]).astype(np.int64)
-            np_args[a.name], lm_args[a.name] = arr, loom.tensor(arr)
         elif a.type.base == "Tensor":
             shape, transpose = shapes[a.name]
-            dt = "bool" if kinds.get(a.name) == "bool" else dtype
             if transpose:
-                arr = values(shape[::-1], dt, domain, rng).T
+                arr = data(shape[::-1], a.name).T
             else:
-                arr = values(shape, dt, domain, rng)
+                arr = data(shape, a.name)
             t = loom.from_numpy(np.ascontiguousarray(arr.T)).T if transpose else loom.tensor(arr)
             np_args[a.name], lm_args[a.name] = arr, t
         elif a.name in op.test.get("kwargs", {}):

@@ -140,3 +140,60 @@ def gelu_tanh_backward(grad, self):
     inner = k * (self + 0.044715 * self * self * self)
     t = inner.tanh()
     return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * k * (1 + 3 * 0.044715 * self * self))
+
+
+# ---- indexing, sorting, scans: gradients go back to the positions that were read
+
+
+def gather_backward(grad, shape, dim, index):
+    return lm.zeros(tuple(shape), dtype=grad.dtype).scatter_add(dim, index, grad)
+
+
+def src_backward(grad, shape):
+    """scatter's src may be larger than index: the elements beyond index's extent get zero."""
+    if tuple(grad.shape) == tuple(shape):
+        return grad
+    z = lm.zeros(tuple(shape), dtype=grad.dtype)
+    z[tuple(slice(0, s) for s in grad.shape)] = grad
+    return z
+
+
+def index_select_backward(grad, shape, dim, index):
+    return lm.zeros(tuple(shape), dtype=grad.dtype).index_add(dim, index, grad)
+
+
+def index_add_source_backward(grad, dim, index, source, alpha):
+    g = grad.index_select(dim, index)
+    return g if alpha == 1 else g * alpha
+
+
+def index_backward(grad, shape, indices):
+    """Repeated indices read one element several times: their gradients add up."""
+    return lm.zeros(tuple(shape), dtype=grad.dtype).index_put_(indices, grad, True)
+
+
+def sum_to_shape(grad, shape):
+    from .engine import sum_to
+    return sum_to(grad, tuple(shape))
+
+
+def take_along_backward(grad, shape, dim, indices):
+    """sort/topk: each output came from a distinct position along dim."""
+    return lm.zeros(tuple(shape), dtype=grad.dtype).scatter(dim, indices, grad)
+
+
+def cumsum_backward(grad, dim):
+    """The reverse running sum along dim: total - cumsum + grad."""
+    if grad.ndim == 0:
+        return grad
+    return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
+
+
+def embedding_backward(grad, shape, indices, padding_idx):
+    """Rows scatter-added by index; the padding row gets nothing."""
+    n, d = shape
+    flat = indices.reshape(-1)
+    g = grad.reshape((-1, d))
+    if padding_idx >= 0:
+        g = lm.where((flat != padding_idx).unsqueeze(1), g, 0.0)
+    return lm.zeros((n, d), dtype=grad.dtype).index_add(0, flat, g)
