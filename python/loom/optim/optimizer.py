@@ -10,7 +10,7 @@ from collections import defaultdict
 
 from .._tensor import Tensor
 from ..autograd import enable_grad, no_grad
-from ._flat import Flat, try_build
+from ._flat import try_build
 
 __all__ = ["Optimizer", "required"]
 
