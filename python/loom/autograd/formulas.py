@@ -136,9 +136,7 @@ def linear_bias_backward(grad):
 def pool_pick(grad, indices):
     """grad (shaped like the pooled input) read at each window's argmax: the
     derivative of max_pool2d_backward with respect to its grad_output."""
-    flat = grad.flatten(-2)
-    hit = lm.arange(flat.shape[-1]) == indices.flatten(-2).unsqueeze(-1)
-    return lm.where(hit, flat.unsqueeze(-2), 0.0).sum(-1).reshape(indices.shape)
+    return grad.flatten(-2).gather(-1, indices.flatten(-2)).reshape(indices.shape)
 
 
 def gelu_tanh_backward(grad, self):
