@@ -3,6 +3,7 @@
     python -m codegen --check                 validate only
     python -m codegen --explain NAME          what is generated for an op
     python -m codegen --out DIR [--depfile F] generate into DIR
+    python -m codegen --list-outputs          the names of the generated files
 """
 import argparse
 import sys
@@ -21,7 +22,11 @@ def main(argv=None):
     ap.add_argument("--depfile")
     ap.add_argument("--check", action="store_true", help="validate the YAML and exit")
     ap.add_argument("--explain", metavar="NAME", help="print what is generated for an op")
+    ap.add_argument("--list-outputs", action="store_true", help="print the generated file names (for meson)")
     args = ap.parse_args(argv)
+    if args.list_outputs:
+        print("\n".join(emit.OUTPUTS))
+        return 0
     derivs_path = args.derivatives or str(Path(args.ops).with_name("derivatives.yaml"))
     try:
         m = model.load(args.ops, args.native)
@@ -43,6 +48,7 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
     files = emit.render(m, args.native, d)
     files[emit.FFI_OUTPUT] = emit.ffi_source(files["cdef.h"])
+    files.update(emit.ffi_op_sources(m, files["cdef.h"]))
     for name in emit.OUTPUTS:
         emit.write_if_changed(out / name, files[name])
     if args.depfile:
