@@ -83,6 +83,15 @@ static int64_t chunk(const geom *G, int64_t item) {
                             T *rr = r + oh * G->OW;                                                        \
                             if (ih < 0 || ih >= G->H) { memset(rr, 0, sizeof(T) * (size_t)G->OW); continue; } \
                             const T *line = plane + ih * G->W;                                             \
+                            if (G->sw == 1) {   /* a contiguous run between two zero margins */            \
+                                int64_t off = j * G->dw - G->pw, lo = off < 0 ? -off : 0;                  \
+                                int64_t hi = G->W - off < G->OW ? G->W - off : G->OW;                      \
+                                if (hi < lo) hi = lo;                                                      \
+                                for (int64_t ow = 0; ow < lo && ow < G->OW; ow++) rr[ow] = 0;              \
+                                if (hi > lo) memcpy(rr + lo, line + lo + off, sizeof(T) * (size_t)(hi - lo)); \
+                                for (int64_t ow = hi > lo ? hi : lo; ow < G->OW; ow++) rr[ow] = 0;         \
+                                continue;                                                                  \
+                            }                                                                              \
                             for (int64_t ow = 0; ow < G->OW; ow++) {                                       \
                                 int64_t iw = ow * G->sw - G->pw + j * G->dw;                               \
                                 rr[ow] = (iw >= 0 && iw < G->W) ? line[iw] : (T)0;                         \
@@ -108,10 +117,13 @@ static int64_t chunk(const geom *G, int64_t item) {
                             if (ih < 0 || ih >= G->H) continue;                                            \
                             T *line = plane + ih * G->W;                                                   \
                             const T *rr = r + oh * G->OW;                                                  \
-                            for (int64_t ow = 0; ow < G->OW; ow++) {                                       \
-                                int64_t iw = ow * G->sw - G->pw + j * G->dw;                               \
-                                if (iw >= 0 && iw < G->W) line[iw] += rr[ow];                              \
-                            }                                                                              \
+                            /* the ow whose iw = ow * sw + off falls inside [0, W) */                      \
+                            int64_t off = j * G->dw - G->pw;                                               \
+                            int64_t lo = off < 0 ? (-off + G->sw - 1) / G->sw : 0;                         \
+                            int64_t hi = (G->W - 1 - off) / G->sw + 1;                                     \
+                            if (G->W - 1 - off < 0) hi = 0;                                                \
+                            if (hi > G->OW) hi = G->OW;                                                    \
+                            for (int64_t ow = lo; ow < hi; ow++) line[ow * G->sw + off] += rr[ow];         \
                         }                                                                                  \
                     }                                                                                      \
                 }                                                                                          \

@@ -44,3 +44,8 @@ def set_num_threads(n):
 def set_parallel_threshold(n):
     """Ops over fewer elements than this run on one thread (default 2**18)."""
     _lib.lm_set_parallel_threshold(n)
+
+
+from . import optim, utils  # noqa: E402  (pure Python over the ops above)
+from .serialization import save, load  # noqa: E402
+from ._generator import Generator  # noqa: E402

@@ -31,6 +31,7 @@ def main():
     import loom
     from timing import measure
     from workloads import WORKLOADS
+    import nn_workloads  # noqa: F401  (registers the training workloads)
     try:
         import torch
         torch.set_num_threads(args.threads)

@@ -127,12 +127,16 @@ def linear_weight_backward(grad, input):
     return lm.mm(g.t(), x)
 
 
+def linear_bias_backward(grad):
+    """d bias of linear: grad summed over every leading dim (the engine's general
+    broadcast reduction would get there too, at several more op calls)."""
+    return grad if grad.ndim <= 1 else grad.sum(list(range(grad.ndim - 1)))
+
+
 def pool_pick(grad, indices):
     """grad (shaped like the pooled input) read at each window's argmax: the
     derivative of max_pool2d_backward with respect to its grad_output."""
-    flat = grad.flatten(-2)
-    hit = lm.arange(flat.shape[-1]) == indices.flatten(-2).unsqueeze(-1)
-    return lm.where(hit, flat.unsqueeze(-2), 0.0).sum(-1).reshape(indices.shape)
+    return grad.flatten(-2).gather(-1, indices.flatten(-2)).reshape(indices.shape)
 
 
 def gelu_tanh_backward(grad, self):

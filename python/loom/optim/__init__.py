@@ -1,0 +1,9 @@
+"""Optimizers and learning-rate schedulers, as torch.optim."""
+from . import lr_scheduler
+from .adam import Adam
+from .adamw import AdamW
+from .optimizer import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "lr_scheduler"]
