@@ -47,8 +47,7 @@ def main(argv=None):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     files = emit.render(m, args.native, d)
-    files[emit.FFI_OUTPUT] = emit.ffi_source(files["cdef.h"])
-    files.update(emit.ffi_op_sources(m, files["cdef.h"]))
+    files.update(emit.ffi_sources(emit.ffi_specs(m, files["cdef.h"])))
     for name in emit.OUTPUTS:
         emit.write_if_changed(out / name, files[name])
     if args.depfile:

@@ -3,6 +3,7 @@
 Deterministic (same YAML, same bytes) and write-if-changed, so the build
 recompiles only what an edit really touched."""
 import re
+from collections import namedtuple
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -125,36 +126,39 @@ def _emit(ffi):
     return "/* generated from ops.yaml by codegen (through cffi) — do not edit */\n" + buf.getvalue()
 
 
-def _core_ffi(cdef_text):
-    import cffi
-    ffi = cffi.FFI()
-    ffi.cdef(re.sub(r"/\*.*?\*/", "", cdef_text, flags=re.S))
-    ffi.set_source("loom._C", _core_preamble())
-    return ffi
+FfiSpec = namedtuple("FfiSpec", "module cdef preamble")
 
 
-def ffi_source(cdef_text):
-    """The core cffi module's source (loom._C), from the same cdef the C header came from."""
-    return _emit(_core_ffi(cdef_text))
-
-
-def ffi_op_sources(model, cdef_text):
-    """The sources of the op entry modules loom._C_opsN: {file name: C source}.
-    Each includes loom._C's declarations (one lm_tensor type for all modules)."""
-    import cffi
-    core = _core_ffi(cdef_text)
+def ffi_specs(model, cdef_text):
+    """What each cffi module is made from, {file: FfiSpec}: loom._C (the core,
+    from the same cdef the C header came from) and the op entry modules
+    loom._C_opsN, which include loom._C's declarations (one lm_tensor type)."""
+    specs = {FFI_OUTPUT: FfiSpec("loom._C", re.sub(r"/\*.*?\*/", "", cdef_text, flags=re.S), _core_preamble())}
     shards = shard_ops(list(model.ops))
     template = _env().get_template("ffi_ops.c.j2")
-    out = {}
     for j in range(cgen.NFFI):
         mine = {k: shards[k] for k in cgen.shards_of_module(j)}
-        ffi = cffi.FFI()
-        ffi.include(core)
         decls = [d for ops in mine.values() for op in ops for d, _ in cgen.entry_decls(op)]
-        ffi.cdef("".join(f"{d};\n" for d in decls) + f"int lm_ffi_bind({', '.join('uintptr_t' for _ in mine)});\n")
-        ffi.set_source(f"loom._C_ops{j}", template.render(index=j, shards=mine, gil=KEEP_GIL, c=cgen))
-        out[f"_C_ops{j}.c"] = _emit(ffi)
-    return out
+        cdef = "".join(f"{d};\n" for d in decls) + f"int lm_ffi_bind({', '.join('uintptr_t' for _ in mine)});\n"
+        specs[f"_C_ops{j}.c"] = FfiSpec(f"loom._C_ops{j}", cdef,
+                                        template.render(index=j, shards=mine, gil=KEEP_GIL, c=cgen))
+    return specs
+
+
+def ffi_sources(specs):
+    """The cffi API-mode module sources, {file: C source}."""
+    import cffi
+
+    def make(spec, include=None):
+        ffi = cffi.FFI()
+        if include is not None:
+            ffi.include(include)
+        ffi.cdef(spec.cdef)
+        ffi.set_source(spec.module, spec.preamble)
+        return ffi
+
+    core = make(specs[FFI_OUTPUT])
+    return {name: _emit(core if name == FFI_OUTPUT else make(spec, core)) for name, spec in specs.items()}
 
 
 def write_if_changed(path, text):

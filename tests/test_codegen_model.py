@@ -93,8 +93,7 @@ def rendered():
 
 def _render_all(m):
     files = emit.render(m, ROOT / "native")
-    files[emit.FFI_OUTPUT] = emit.ffi_source(files["cdef.h"])
-    files.update(emit.ffi_op_sources(m, files["cdef.h"]))
+    files.update(emit.ffi_sources(emit.ffi_specs(m, files["cdef.h"])))
     return files
 
 
