@@ -3,6 +3,7 @@
     python -m codegen --check                 validate only
     python -m codegen --explain NAME          what is generated for an op
     python -m codegen --out DIR [--depfile F] generate into DIR
+    python -m codegen --docs docs/ops.md      the operator reference
     python -m codegen --list-outputs          the names of the generated files
 """
 import argparse
@@ -22,6 +23,7 @@ def main(argv=None):
     ap.add_argument("--depfile")
     ap.add_argument("--check", action="store_true", help="validate the YAML and exit")
     ap.add_argument("--explain", metavar="NAME", help="print what is generated for an op")
+    ap.add_argument("--docs", metavar="FILE", help="write the operator reference (Markdown) to FILE")
     ap.add_argument("--list-outputs", action="store_true", help="print the generated file names (for meson)")
     args = ap.parse_args(argv)
     if args.list_outputs:
@@ -39,6 +41,10 @@ def main(argv=None):
         text = explain(m, d, args.explain, args.native)
         print(text, file=sys.stderr if text.startswith("no op") else sys.stdout)
         return 1 if text.startswith("no op") else 0
+    if args.docs:
+        from .docs import write
+        print(f"wrote {write(m, d, args.ops, args.docs)}")
+        return 0
     if args.check:
         print(f"{args.ops}: {len(m.ops)} ops OK; {derivs_path}: {len(d)} derivatives OK")
         return 0
