@@ -175,3 +175,21 @@ def test_overloaded_docstrings_cover_every_overload():
                for op in group if "function" in op.variants
                and op.doc.split(".")[0] not in (getattr(loom, name).__doc__ or "")]
     assert not missing, missing
+
+
+def test_entry_modules_refuse_tables_of_another_build():
+    """loom._C_opsN call op entries through tables in loom._C; a table that is
+    not the one a module was generated against is refused, and nothing is bound."""
+    import importlib
+    from loom import _C
+    exp = next(op for op in MODEL.ops if op.name == "exp")
+    j = cgen.ffi_module(exp)
+    lib = importlib.import_module(f"loom._C_ops{j}").lib
+    own = [_C.lib.lm_ops_table(k) for k in cgen.shards_of_module(j)]
+    others = [_C.lib.lm_ops_table(k) for k in cgen.shards_of_module((j + 1) % cgen.NFFI)]
+    assert _C.lib.lm_ops_table(cgen.NSHARDS) == 0 and _C.lib.lm_ops_table(-1) == 0
+    assert lib.lm_ffi_bind(*others) == -1
+    assert lib.lm_ffi_bind(*([0] * len(own))) == -1
+    assert loom.exp(loom.tensor([0.0])).item() == 1.0   # still bound to its own tables
+    assert lib.lm_ffi_bind(*own) == 0
+    assert loom.exp(loom.tensor([0.0])).item() == 1.0
