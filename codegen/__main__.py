@@ -3,6 +3,8 @@
     python -m codegen --check                 validate only
     python -m codegen --explain NAME          what is generated for an op
     python -m codegen --out DIR [--depfile F] generate into DIR
+    python -m codegen --docs docs/ops.md      the operator reference
+    python -m codegen --list-outputs          the names of the generated files
 """
 import argparse
 import sys
@@ -21,7 +23,12 @@ def main(argv=None):
     ap.add_argument("--depfile")
     ap.add_argument("--check", action="store_true", help="validate the YAML and exit")
     ap.add_argument("--explain", metavar="NAME", help="print what is generated for an op")
+    ap.add_argument("--docs", metavar="FILE", help="write the operator reference (Markdown) to FILE")
+    ap.add_argument("--list-outputs", action="store_true", help="print the generated file names (for meson)")
     args = ap.parse_args(argv)
+    if args.list_outputs:
+        print("\n".join(emit.OUTPUTS))
+        return 0
     derivs_path = args.derivatives or str(Path(args.ops).with_name("derivatives.yaml"))
     try:
         m = model.load(args.ops, args.native)
@@ -34,6 +41,10 @@ def main(argv=None):
         text = explain(m, d, args.explain, args.native)
         print(text, file=sys.stderr if text.startswith("no op") else sys.stdout)
         return 1 if text.startswith("no op") else 0
+    if args.docs:
+        from .docs import write
+        print(f"wrote {write(m, d, args.ops, args.docs)}")
+        return 0
     if args.check:
         print(f"{args.ops}: {len(m.ops)} ops OK; {derivs_path}: {len(d)} derivatives OK")
         return 0
@@ -42,7 +53,7 @@ def main(argv=None):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     files = emit.render(m, args.native, d)
-    files[emit.FFI_OUTPUT] = emit.ffi_source(files["cdef.h"])
+    files.update(emit.ffi_sources(emit.ffi_specs(m, files["cdef.h"])))
     for name in emit.OUTPUTS:
         emit.write_if_changed(out / name, files[name])
     if args.depfile:

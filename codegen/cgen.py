@@ -3,7 +3,12 @@ import zlib
 
 from .model import CTYPES
 
-NSHARDS = 8
+# Adding a pointwise op recompiles one dispatch shard and one cffi module, so
+# both are small: 64 dispatch files (a handful of ops each) bound through 16
+# cffi extension modules (module = shard % NFFI). Changing either number
+# needs a reconfigure (meson reads the output list when it configures).
+NSHARDS = 64
+NFFI = 16
 PROMOTE_C = {"default": "LM_PROMOTE_DEFAULT", "float": "LM_PROMOTE_FLOAT", "bool_out": "LM_PROMOTE_BOOL_OUT",
              "scalars": "LM_PROMOTE_SCALARS"}
 REDUCE_C = {"sum": "LM_REDUCE_SUM", "keep": "LM_REDUCE_KEEP", "bool": "LM_REDUCE_BOOL", "float": "LM_REDUCE_FLOAT"}
@@ -13,6 +18,15 @@ CTX_C = {"Scalar": "lm_scalar", "float": "double", "int": "int64_t", "bool": "bo
 def shard(op):
     # crc32 of the name: stable as ops come and go, so one new op recompiles one shard
     return zlib.crc32(op.cname.encode()) % NSHARDS
+
+
+def ffi_module(op):
+    """Index of the cffi extension module (loom._C_opsN) holding the op's Python-callable entries."""
+    return shard(op) % NFFI
+
+
+def shards_of_module(j):
+    return list(range(j, NSHARDS, NFFI))
 
 
 def params(op):
@@ -66,21 +80,38 @@ def kernel_decl(op):
     return f"{kernel_return(op)} lm_cpu_{op.kernel}({', '.join(ps) or 'void'})"
 
 
+def entries(op):
+    """Every public C entry of an op: (return type, symbol, parameter list, variant)."""
+    ps = params(op)
+    out = []
+    if op.returns_tuple:
+        out.append(("int", f"lm_op_{op.cname}", ", ".join(ps + ["lm_tensor **results"]), "function"))
+    elif op.mutating:
+        out.append(("int", f"lm_op_{op.cname}", ", ".join(ps) or "void", "function"))
+    else:
+        out.append(("lm_tensor *", f"lm_op_{op.cname}", ", ".join(ps) or "void", "function"))
+        if "out" in op.variants:
+            out.append(("int", f"lm_op_{op.cname}_out", ", ".join(["lm_tensor *out"] + ps), "out"))
+        if "inplace" in op.variants:
+            out.append(("int", f"lm_op_{op.cname}_inplace", ", ".join(ps), "inplace"))
+    return out
+
+
 def entry_decls(op):
     """Every public C entry of an op: (C declaration, variant)."""
-    ps = params(op)
-    decls = []
-    if op.returns_tuple:
-        decls.append((f"int lm_op_{op.cname}({', '.join(ps + ['lm_tensor **results'])})", "function"))
-    elif op.mutating:
-        decls.append((f"int lm_op_{op.cname}({', '.join(ps) or 'void'})", "function"))
-    else:
-        decls.append((f"lm_tensor *lm_op_{op.cname}({', '.join(ps) or 'void'})", "function"))
-        if "out" in op.variants:
-            decls.append((f"int lm_op_{op.cname}_out({', '.join(['lm_tensor *out'] + ps)})", "out"))
-        if "inplace" in op.variants:
-            decls.append((f"int lm_op_{op.cname}_inplace({', '.join(ps)})", "inplace"))
-    return decls
+    return [(f"{ret}{'' if ret.endswith('*') else ' '}{sym}({ps})", v) for ret, sym, ps, v in entries(op)]
+
+
+def entry_pointers(op):
+    """The entries as members of a shard's function table."""
+    return [f"{ret}{'' if ret.endswith('*') else ' '}(*{sym})({ps})" for ret, sym, ps, _ in entries(op)]
+
+
+def table_key(ops):
+    """What a shard's table is checked against when a cffi module binds it: a
+    digest of its entries' declarations, so modules from another build refuse."""
+    decls = "\n".join(d for op in ops for d, _ in entry_decls(op))
+    return f"{len(ops)}:{zlib.crc32(decls.encode()):08x}"
 
 
 def ctx_fields(op):

@@ -3,6 +3,7 @@
 Deterministic (same YAML, same bytes) and write-if-changed, so the build
 recompiles only what an edit really touched."""
 import re
+from collections import namedtuple
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -13,10 +14,15 @@ from . import agen, cgen, derivatives, pygen
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
-C_OUTPUTS = ["loom_ops.h", "cdef.h"] + [f"ops_shard{i}.c" for i in range(cgen.NSHARDS)]
+C_OUTPUTS = (["loom_ops.h", "cdef.h"] + [f"ops_shard{i}.h" for i in range(cgen.NSHARDS)]
+             + [f"ops_shard{i}.c" for i in range(cgen.NSHARDS)])
 PY_OUTPUTS = ["_ops.py", "_nodes.py", "__init__.pyi"]
+# loom._C: the core (tensors, errors, allocator) and every op's C code; its cffi
+# module changes only with native/core/loom.h. loom._C_opsN: each op's
+# Python-callable entry, a call through its shard's table (cgen.ffi_module).
 FFI_OUTPUT = "_C.c"
-OUTPUTS = C_OUTPUTS + PY_OUTPUTS + [FFI_OUTPUT]
+FFI_OP_OUTPUTS = [f"_C_ops{j}.c" for j in range(cgen.NFFI)]
+OUTPUTS = C_OUTPUTS + PY_OUTPUTS + [FFI_OUTPUT] + FFI_OP_OUTPUTS
 
 
 def core_cdef(native):
@@ -66,10 +72,10 @@ def render(model, native, derivs=()):
     ctx = dict(ops=ops, c=cgen, core_cdef=core_cdef(native))
     files["loom_ops.h"] = env.get_template("loom_ops.h.j2").render(**ctx)
     files["cdef.h"] = env.get_template("cdef.h.j2").render(**ctx)
-    for i in range(cgen.NSHARDS):
-        mine = [op for op in ops if op.kind != "composite" and cgen.shard(op) == i]
+    for i, mine in enumerate(shard_ops(ops)):
         headers = sorted({f"kernels/{'pointwise' if op.kind == 'pointwise' else 'reduce'}/{op.kernel}.h"
                           for op in mine if op.kind in ("pointwise", "reduction")})
+        files[f"ops_shard{i}.h"] = env.get_template("ops_shard.h.j2").render(index=i, ops=mine, c=cgen)
         files[f"ops_shard{i}.c"] = env.get_template("shard.c.j2").render(index=i, ops=mine, headers=headers, c=cgen)
     pctx = _python_context(model)
     diff = {d.op.cname for d in derivs if d.formulas}
@@ -79,33 +85,80 @@ def render(model, native, derivs=()):
     return files
 
 
+def shard_ops(ops):
+    """The ops of each dispatch shard, in ops.yaml order."""
+    shards = [[] for _ in range(cgen.NSHARDS)]
+    for op in ops:
+        if op.kind != "composite":
+            shards[cgen.shard(op)].append(op)
+    return shards
+
+
 # cffi wraps each call in Py_BEGIN/END_ALLOW_THREADS; for a 1-element add that
 # costs more than the add. loom keeps the GIL and lets it go itself around big
 # work (lm_gil_release in native/core), through the hooks installed here.
-FFI_PREAMBLE = """#include "loom.h"
-#include "loom_ops.h"
-#undef Py_BEGIN_ALLOW_THREADS
+KEEP_GIL = """#undef Py_BEGIN_ALLOW_THREADS
 #undef Py_END_ALLOW_THREADS
 #define Py_BEGIN_ALLOW_THREADS {
-#define Py_END_ALLOW_THREADS }
+#define Py_END_ALLOW_THREADS }"""
+FFI_PREAMBLE = """#include "loom.h"
+""" + KEEP_GIL + """
 static void *lm_py_save_thread(void) { return (void *)PyEval_SaveThread(); }
 static void lm_py_restore_thread(void *s) { PyEval_RestoreThread((PyThreadState *)s); }
 void lm_install_gil_hooks(void) { lm_set_gil_hooks(lm_py_save_thread, lm_py_restore_thread); }
 """
 
 
-def ffi_source(cdef_text):
-    """The cffi API-mode module source, from the same cdef the C header came from."""
-    import cffi
-    ffi = cffi.FFI()
-    ffi.cdef(re.sub(r"/\*.*?\*/", "", cdef_text, flags=re.S))
-    ffi.set_source("loom._C", FFI_PREAMBLE)
+def _core_preamble():
+    tables = [f"lm_shard{k}_table" for k in range(cgen.NSHARDS)]
+    return (FFI_PREAMBLE + "".join(f"struct {t};\nextern const struct {t} {t};\n" for t in tables)
+            + "static const void *const lm_tables[] = {" + ", ".join(f"&{t}" for t in tables) + "};\n"
+            + "uintptr_t lm_ops_table(int shard) {\n"
+            + f"    return shard >= 0 && shard < {cgen.NSHARDS} ? (uintptr_t)lm_tables[shard] : 0;\n}}\n")
+
+
+def _emit(ffi):
     import contextlib
     import io
     buf = io.StringIO()
     with contextlib.redirect_stdout(io.StringIO()):   # cffi announces what it writes
         ffi.emit_c_code(buf)
-    return buf.getvalue()
+    return "/* generated from ops.yaml by codegen (through cffi) — do not edit */\n" + buf.getvalue()
+
+
+FfiSpec = namedtuple("FfiSpec", "module cdef preamble")
+
+
+def ffi_specs(model, cdef_text):
+    """What each cffi module is made from, {file: FfiSpec}: loom._C (the core,
+    from the same cdef the C header came from) and the op entry modules
+    loom._C_opsN, which include loom._C's declarations (one lm_tensor type)."""
+    specs = {FFI_OUTPUT: FfiSpec("loom._C", re.sub(r"/\*.*?\*/", "", cdef_text, flags=re.S), _core_preamble())}
+    shards = shard_ops(list(model.ops))
+    template = _env().get_template("ffi_ops.c.j2")
+    for j in range(cgen.NFFI):
+        mine = {k: shards[k] for k in cgen.shards_of_module(j)}
+        decls = [d for ops in mine.values() for op in ops for d, _ in cgen.entry_decls(op)]
+        cdef = "".join(f"{d};\n" for d in decls) + f"int lm_ffi_bind({', '.join('uintptr_t' for _ in mine)});\n"
+        specs[f"_C_ops{j}.c"] = FfiSpec(f"loom._C_ops{j}", cdef,
+                                        template.render(index=j, shards=mine, gil=KEEP_GIL, c=cgen))
+    return specs
+
+
+def ffi_sources(specs):
+    """The cffi API-mode module sources, {file: C source}."""
+    import cffi
+
+    def make(spec, include=None):
+        ffi = cffi.FFI()
+        if include is not None:
+            ffi.include(include)
+        ffi.cdef(spec.cdef)
+        ffi.set_source(spec.module, spec.preamble)
+        return ffi
+
+    core = make(specs[FFI_OUTPUT])
+    return {name: _emit(core if name == FFI_OUTPUT else make(spec, core)) for name, spec in specs.items()}
 
 
 def write_if_changed(path, text):

@@ -28,7 +28,7 @@ def explain(model, derivs, name, native):
         else:
             out.append(f"  C entries: {'; '.join(d for d, _ in cgen.entry_decls(op))}")
             out.append(f"  dispatch: cpu x {{{', '.join(d for d in DTYPES if d in op.dtypes)}}}"
-                       f" (shard ops_shard{cgen.shard(op)}.c)")
+                       f" (shard ops_shard{cgen.shard(op)}.c; Python calls it through loom._C_ops{cgen.ffi_module(op)})")
             where = {"pointwise": f"native/kernels/pointwise/{op.kernel}.h (LM_PW_{op.kernel})",
                      "reduction": f"native/kernels/reduce/{op.kernel}.h (LM_RED_{op.kernel}_*)",
                      "kernel": f"{cgen.kernel_decl(op)} in {_defined_in(native, op.kernel)}"}[op.kind]

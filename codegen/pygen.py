@@ -151,6 +151,10 @@ def stub_signature(op, skip_self=False, with_out=True):
         if not star:
             parts.append("*")
         parts.append("out: Tensor | None = ...")
+    if is_factory(op):
+        if not star:
+            parts.append("*")
+        parts.append("requires_grad: _bool = ...")
     return ", ".join((["self"] if skip_self else []) + parts)
 
 

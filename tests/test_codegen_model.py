@@ -1,7 +1,8 @@
 """The generator against the real ops.yaml: errors injected anywhere in it point
 at the right line, the generated sources are valid Python, the installed
 package offers exactly the variants the model declares, and adding one op
-touches only what it must (one C shard for a pointwise op, none for a composite)."""
+touches only what it must (one C shard and one cffi module for a pointwise op,
+none for a composite)."""
 import inspect
 import re
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import loom
-from codegen import emit, model
+from codegen import cgen, emit, model
 from codegen.errors import SpecError
 from conftest import ROOT
 from helpers import op_id
@@ -87,7 +88,13 @@ def test_cli_exit_code_and_message(tmp_path):
 
 @pytest.fixture(scope="module")
 def rendered():
-    return emit.render(MODEL, ROOT / "native")
+    return _render_all(MODEL)
+
+
+def _render_all(m):
+    files = emit.render(m, ROOT / "native")
+    files.update(emit.ffi_sources(emit.ffi_specs(m, files["cdef.h"])))
+    return files
 
 
 def test_generated_python_compiles(rendered):
@@ -111,7 +118,7 @@ def _render_with(extra):
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / "ops.yaml"
         p.write_text(REAL + extra)
-        return emit.render(model.load(p, ROOT / "native"), ROOT / "native")
+        return _render_all(model.load(p, ROOT / "native"))
 
 
 def test_adding_a_composite_op_changes_no_c_source(rendered):
@@ -123,11 +130,17 @@ def test_adding_a_composite_op_changes_no_c_source(rendered):
 
 
 def test_adding_a_pointwise_op_changes_one_shard(rendered):
+    """What a new pointwise op makes the compiler redo: its dispatch shard and
+    one small cffi module; not loom._C's cffi module, not loom_ops.h (which every
+    hand-written kernel includes)."""
     new = _render_with("\n- func: neg_again(Tensor self) -> Tensor\n  variants: function, out\n"
                        "  pointwise: neg\n  dtypes: numeric\n  test: {ref: '-self'}\n")
-    changed = [n for n in rendered if n.startswith("ops_shard") and rendered[n] != new[n]]
-    assert len(changed) == 1, changed
-    assert "lm_op_neg_again" in new[changed[0]] and "lm_op_neg_again" in new["cdef.h"]
+    changed = sorted(n for n in rendered if rendered[n] != new[n] and not n.endswith((".py", ".pyi")))
+    shard = [n for n in changed if n.startswith("ops_shard") and n.endswith(".c")]
+    assert len(shard) == 1, changed
+    k = int(shard[0][len("ops_shard"):-2])
+    assert changed == sorted([f"ops_shard{k}.c", f"ops_shard{k}.h", f"_C_ops{k % cgen.NFFI}.c"]), changed
+    assert "lm_op_neg_again" in new[f"ops_shard{k}.c"] and "lm_op_neg_again" in new[f"_C_ops{k % cgen.NFFI}.c"]
 
 
 # ---- the installed package against the model
@@ -162,3 +175,21 @@ def test_overloaded_docstrings_cover_every_overload():
                for op in group if "function" in op.variants
                and op.doc.split(".")[0] not in (getattr(loom, name).__doc__ or "")]
     assert not missing, missing
+
+
+def test_entry_modules_refuse_tables_of_another_build():
+    """loom._C_opsN call op entries through tables in loom._C; a table that is
+    not the one a module was generated against is refused, and nothing is bound."""
+    import importlib
+    from loom import _C
+    exp = next(op for op in MODEL.ops if op.name == "exp")
+    j = cgen.ffi_module(exp)
+    lib = importlib.import_module(f"loom._C_ops{j}").lib
+    own = [_C.lib.lm_ops_table(k) for k in cgen.shards_of_module(j)]
+    others = [_C.lib.lm_ops_table(k) for k in cgen.shards_of_module((j + 1) % cgen.NFFI)]
+    assert _C.lib.lm_ops_table(cgen.NSHARDS) == 0 and _C.lib.lm_ops_table(-1) == 0
+    assert lib.lm_ffi_bind(*others) == -1
+    assert lib.lm_ffi_bind(*([0] * len(own))) == -1
+    assert loom.exp(loom.tensor([0.0])).item() == 1.0   # still bound to its own tables
+    assert lib.lm_ffi_bind(*own) == 0
+    assert loom.exp(loom.tensor([0.0])).item() == 1.0

@@ -44,7 +44,9 @@ def kernel_file(root, name, kind):
 
 def ops_entry(name, kind):
     k = KINDS[kind]
-    lines = [f"\n- func: {k['sig'].format(n=name)}", "  variants: function, method"]
+    # a pointwise op gets every variant for free (as PyTorch's do); reductions and composites have no out=
+    variants = "function, method, inplace, out" if k["kernel"] == "pointwise" else "function, method"
+    lines = [f"\n- func: {k['sig'].format(n=name)}", f"  variants: {variants}"]
     if k["kernel"] == "composite":
         lines += ["  composite: |", f"    raise NotImplementedError(\"{name}: write its body from other loom ops\")"]
     else:
