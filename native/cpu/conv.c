@@ -88,7 +88,7 @@ static int64_t chunk(const geom *G, int64_t item) {
                                 int64_t hi = G->W - off < G->OW ? G->W - off : G->OW;                      \
                                 if (hi < lo) hi = lo;                                                      \
                                 for (int64_t ow = 0; ow < lo && ow < G->OW; ow++) rr[ow] = 0;              \
-                                if (hi > lo) memcpy(rr + lo, line + lo + off, sizeof(T) * (size_t)(hi - lo)); \
+                                for (int64_t ow = lo; ow < hi; ow++) rr[ow] = line[ow + off];              \
                                 for (int64_t ow = hi > lo ? hi : lo; ow < G->OW; ow++) rr[ow] = 0;         \
                                 continue;                                                                  \
                             }                                                                              \
