@@ -112,16 +112,35 @@ def _dtypes(value, err):
     return tuple(d for d in DTYPES if d in value)
 
 
+_SERVES = re.compile(r"serves:\s*([a-z_0-9]+)")
+
+
 class _Kernels:
-    """What native/ defines, so a YAML entry naming a missing kernel fails here."""
+    """What native/ defines, so a YAML entry naming a missing kernel fails here;
+    and which dtypes a kernel says it serves (a `serves: SET` note in the
+    header's first comment, or in the comment just above an lm_cpu_ function),
+    so a YAML entry listing more fails here too instead of at run time."""
 
     def __init__(self, native):
         self.native = Path(native)
         self.pointwise = {p.stem for p in (self.native / "kernels/pointwise").glob("*.h")}
         self.reduce = {p.stem for p in (self.native / "kernels/reduce").glob("*.h")}
         self.custom = set()
+        self.serves = {}   # (kind, name) -> (dtype set name, file)
+        for kind, folder in (("pointwise", "kernels/pointwise"), ("reduction", "kernels/reduce")):
+            for p in sorted((self.native / folder).glob("*.h")):
+                m = _SERVES.search(p.read_text().split("*/", 1)[0])
+                if m:
+                    self.serves[(kind, p.stem)] = (m.group(1), f"{folder}/{p.name}")
         for p in sorted(self.native.glob("cpu/*.c")):
-            self.custom.update(re.findall(r"^\S.*?\blm_cpu_([a-z0-9_]+)\s*\(", p.read_text(), re.M))
+            text = p.read_text()
+            for m in re.finditer(r"^\S.*?\blm_cpu_([a-z0-9_]+)\s*\(", text, re.M):
+                self.custom.add(m.group(1))
+                above = text[:m.start()].rstrip()
+                if above.endswith("*/"):
+                    note = _SERVES.search(above[above.rfind("/*"):])
+                    if note:
+                        self.serves[("kernel", m.group(1))] = (note.group(1), f"cpu/{p.name}")
 
     def check(self, kind, name, err):
         table = {"pointwise": self.pointwise, "reduction": self.reduce, "kernel": self.custom}[kind]
@@ -130,6 +149,16 @@ class _Kernels:
                      "reduction": f"native/kernels/reduce/{name}.h",
                      "kernel": f"a function lm_cpu_{name}(...) in native/cpu/*.c"}[kind]
             err(f"unknown {kind} kernel '{name}'{did_you_mean(name, table)}: expected {where}".replace("kernel kernel", "kernel"))
+
+    def check_dtypes(self, kind, name, dtypes, err):
+        served = self.serves.get((kind, name))
+        if served is None:
+            return
+        allowed = _dtypes(served[0], lambda m: err(f"native/{served[1]}: 'serves: {served[0]}': {m}"))
+        extra = [d for d in dtypes if d not in allowed]
+        if extra:
+            err(f"dtypes lists {', '.join(extra)}, which kernel '{name}' does not serve (native/{served[1]} says "
+                f"'serves: {served[0]}'); narrow 'dtypes' or extend the kernel")
 
 
 def _check_kind(op, err):
@@ -206,6 +235,8 @@ def parse_op(entry, path, kernels):
         kernels.check(kind, kernel, lambda m: err(m, kind))
     variants = _variants(entry.get("variants", ["function"]), lambda m: err(m, "variants"))
     dtypes = _dtypes(entry.get("dtypes", "all"), lambda m: err(m, "dtypes"))
+    if kind != "composite":
+        kernels.check_dtypes(kind, kernel.strip(), dtypes, lambda m: err(m, "dtypes" if "dtypes" in entry else kind))
     promote = entry.get("promote", "default")
     if promote not in PROMOTE or (kind != "pointwise" and "promote" in entry):
         err(f"'promote' is for pointwise ops and one of {', '.join(PROMOTE)}", "promote")

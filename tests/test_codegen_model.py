@@ -193,3 +193,27 @@ def test_entry_modules_refuse_tables_of_another_build():
     assert loom.exp(loom.tensor([0.0])).item() == 1.0   # still bound to its own tables
     assert lib.lm_ffi_bind(*own) == 0
     assert loom.exp(loom.tensor([0.0])).item() == 1.0
+
+
+SERVED = [op for op in MODEL.ops if op.kind != "composite" and op.dtypes != model.DTYPE_SETS["all"]
+          and (op.kind, op.kernel) in model._Kernels(ROOT / "native").serves]
+
+
+@pytest.mark.parametrize("op", SERVED, ids=op_id)
+def test_dtypes_a_kernel_does_not_serve_name_the_dtypes_line(tmp_path, op):
+    """A kernel that says `serves: floating` (or another set) refuses a YAML entry listing more dtypes."""
+    end = next((i for i in range(op.line, len(LINES)) if LINES[i].startswith("- func:")), len(LINES))
+    dline = next(i + 1 for i in range(op.line - 1, end) if LINES[i].startswith("  dtypes:"))
+    text = "".join(LINES[:dline - 1] + ["  dtypes: all\n"] + LINES[dline:])
+    with pytest.raises(SpecError) as err:
+        _load_text(tmp_path, text)
+    msg = str(err.value)
+    assert msg.startswith(f"ops.yaml:{dline}: dtypes lists ") and f"kernel '{op.kernel}' does not serve" in msg
+    assert "native/" in msg and "serves: " in msg
+
+
+def test_every_float_only_kernel_says_so():
+    """The hand-written kernels that dispatch over floating dtypes only carry the note the check reads."""
+    kernels = model._Kernels(ROOT / "native")
+    for name in ("softmax", "conv2d", "avg_pool2d", "nll_loss", "adam_moments_"):
+        assert kernels.serves[("kernel", name)][0] == "floating"

@@ -159,6 +159,7 @@ static void *scratch(size_t n) {
     return p;
 }
 
+/* serves: floating */
 lm_tensor *lm_cpu_conv2d(lm_tensor *input, lm_tensor *weight, lm_tensor *bias, const int64_t *stride,
                          int64_t stride_len, const int64_t *padding, int64_t padding_len, const int64_t *dilation,
                          int64_t dilation_len, int64_t groups) {
@@ -235,7 +236,7 @@ static int check_grad(const geom *G, const lm_tensor *grad) {
     return 0;
 }
 
-/* d input = col2im(W_g^T @ grad_g) */
+/* d input = col2im(W_g^T @ grad_g) (serves: floating) */
 lm_tensor *lm_cpu_conv2d_backward_input(lm_tensor *grad, lm_tensor *weight, const int64_t *input_size,
                                         int64_t input_size_len, const int64_t *stride, int64_t stride_len,
                                         const int64_t *padding, int64_t padding_len, const int64_t *dilation,
@@ -276,7 +277,7 @@ fail:
     return NULL;
 }
 
-/* d weight_g = sum over chunks of grad_g @ col^T */
+/* d weight_g = sum over chunks of grad_g @ col^T (serves: floating) */
 lm_tensor *lm_cpu_conv2d_backward_weight(lm_tensor *grad, lm_tensor *input, const int64_t *weight_size,
                                          int64_t weight_size_len, const int64_t *stride, int64_t stride_len,
                                          const int64_t *padding, int64_t padding_len, const int64_t *dilation,

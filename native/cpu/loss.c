@@ -62,6 +62,7 @@ static int bad_target(int64_t t, int64_t C) {
     return lm_set_error(LM_ERR_INDEX, "Target %lld is out of bounds.", (long long)t);
 }
 
+/* serves: floating */
 lm_tensor *lm_cpu_nll_loss(lm_tensor *self, lm_tensor *target, lm_tensor *weight, const char *reduction,
                            int64_t ignore_index) {
     nll_geom G;
@@ -97,6 +98,7 @@ done:
     return out;
 }
 
+/* serves: floating */
 lm_tensor *lm_cpu_nll_loss_backward(lm_tensor *grad_output, lm_tensor *self, lm_tensor *target, lm_tensor *weight,
                                     const char *reduction, int64_t ignore_index) {
     nll_geom G;

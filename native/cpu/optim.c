@@ -12,7 +12,7 @@ static int same_flat(const lm_tensor *a, const lm_tensor *b, const char *what) {
 }
 
 /* Adam's moments, updated in place, and its direction written into self:
- * m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2;  self = m / (sqrt(v) / bc2 + eps) */
+ * m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2;  self = m / (sqrt(v) / bc2 + eps) (serves: floating) */
 int lm_cpu_adam_moments_(lm_tensor *self, lm_tensor *grad, lm_tensor *exp_avg, lm_tensor *exp_avg_sq, double beta1,
                          double beta2, double eps, double bias_correction2_sqrt) {
     if (!lm_is_contiguous(self)) return lm_set_error(LM_ERR_VALUE, "self must be contiguous");

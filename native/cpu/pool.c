@@ -243,6 +243,7 @@ static int avg_pool(const pgeom *G, int dtype, const char *src, char *dst, bool 
     return 0;
 }
 
+/* serves: floating */
 lm_tensor *lm_cpu_avg_pool2d(lm_tensor *self, const int64_t *kernel_size, int64_t kernel_size_len,
                              const int64_t *stride, int64_t stride_len, const int64_t *padding, int64_t padding_len,
                              bool ceil_mode, bool count_include_pad, int64_t divisor_override) {
@@ -258,6 +259,7 @@ lm_tensor *lm_cpu_avg_pool2d(lm_tensor *self, const int64_t *kernel_size, int64_
     return out;
 }
 
+/* serves: floating */
 lm_tensor *lm_cpu_avg_pool2d_backward(lm_tensor *grad_output, lm_tensor *self, const int64_t *kernel_size,
                                       int64_t kernel_size_len, const int64_t *stride, int64_t stride_len,
                                       const int64_t *padding, int64_t padding_len, bool ceil_mode,
@@ -311,6 +313,7 @@ static int adaptive(const pgeom *G, int dtype, const char *src, char *dst, bool 
     return 0;
 }
 
+/* serves: floating */
 lm_tensor *lm_cpu_adaptive_avg_pool2d(lm_tensor *self, const int64_t *output_size, int64_t output_size_len) {
     pgeom G;
     int64_t os[2];
@@ -324,6 +327,7 @@ lm_tensor *lm_cpu_adaptive_avg_pool2d(lm_tensor *self, const int64_t *output_siz
     return out;
 }
 
+/* serves: floating */
 lm_tensor *lm_cpu_adaptive_avg_pool2d_backward(lm_tensor *grad_output, lm_tensor *self) {
     pgeom G;
     if (planes_of(self, &G)) return NULL;
