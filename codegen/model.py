@@ -44,7 +44,7 @@ class Op:
     mean: bool = False
     operators: tuple = ()
     test: dict = field(default_factory=dict, hash=False, compare=False)
-    index_args: tuple = ()   # Tensor args holding int64 positions (class targets): exempt from dtypes
+    index_args: tuple = ()   # Tensor args holding int64/uint8 positions (class targets): exempt from dtypes
 
     @property
     def name(self):

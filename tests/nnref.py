@@ -183,3 +183,9 @@ def cross_entropy(x, t, w=None, reduction="mean", ignore_index=-100, label_smoot
     else:
         smooth = reduce(smooth, reduction)
     return nll * (1 - label_smoothing) + smooth * label_smoothing / C
+
+
+def adam_moments(g, m, v, beta1, beta2, eps, bc2):
+    m = m * beta1 + g * (1 - beta1)
+    v = v * beta2 + g * g * (1 - beta2)
+    return m / (np.sqrt(v) / bc2 + eps)

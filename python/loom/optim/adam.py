@@ -1,5 +1,5 @@
 """Adam, with L2 or decoupled (AdamW) weight decay and the AMSGrad variant."""
-from .. import div, maximum, mul, sqrt
+from .. import adam_moments_, div, maximum, mul, sqrt
 from .optimizer import Optimizer, _check_non_negative
 
 __all__ = ["Adam"]
@@ -40,6 +40,9 @@ class Adam(Optimizer):
     def _update(self, group, g, st, step, fresh, tmp):
         beta1, beta2 = group["betas"]
         m, v = st["exp_avg"], st["exp_avg_sq"]
+        if tmp is not None and not group["amsgrad"]:   # the fused path: one kernel pass over flat buffers
+            adam_moments_(tmp, g, m, v, beta1, beta2, group["eps"], (1 - beta2 ** step) ** 0.5)
+            return tmp, -group["lr"] / (1 - beta1 ** step)
         m.mul_(beta1).add_(g, alpha=1 - beta1)
         v.mul_(beta2).add_(mul(g, g, out=tmp), alpha=1 - beta2)
         if group["amsgrad"]:
