@@ -57,7 +57,7 @@ def convert(op, where):
             stmts.append(f"{n}_h, {n}_n = _tensor_list({n}, {name}, {q})")
             cargs += [f"{n}_h", f"{n}_n"]
         elif t.base == "Tensor":
-            conv = f"{n}._h if {n}.__class__ is Tensor else _tensor_arg({n}, {name}, {q})"
+            conv = f"{n}._h if {n}.__class__ is Tensor or {n}.__class__ is GradTensor else _tensor_arg({n}, {name}, {q})"
             if t.optional:
                 conv = f"_NULL if {n} is None else ({conv})"
             stmts.append(f"{n}_h = {conv}")

@@ -1,7 +1,9 @@
 """The backward engine: walk the graph from the outputs in dependency order,
 sum gradients per node output, reduce broadcast gradients to each input's
 shape, and accumulate into leaves (or capture them, for autograd.grad)."""
-from .._tensor import Tensor
+from .._C import ffi, lib
+from .._autograd import init as _init, run as _C_run
+from .._tensor import GradTensor, Tensor
 from .grad_mode import _state as _grad_state
 from .node import AccumulateGrad
 
@@ -20,82 +22,11 @@ def sum_to(g, shape):
     return g.reshape(tuple(shape)) if lead or tuple(g.shape) != tuple(shape) else g
 
 
-def _dependencies(roots):
-    deps, seen, stack = {}, set(roots), list(roots)
-    while stack:
-        node = stack.pop()
-        for edge in node.next_edges:
-            if edge is None:
-                continue
-            child = edge[0]
-            deps[child] = deps.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return deps
-
-
-def _add(a, b):
-    return b if a is None else (a if b is None else a + b)
-
-
-def run(roots, retain_graph, create_graph, capture=None):
-    """roots: [(node, output_nr, grad)]. capture: {(node, output_nr): slot} for
-    autograd.grad; returns {slot: grad}. Without capture, leaves accumulate."""
-    captured = {}
-    buffers = {}
-    for node, nr, g in roots:
-        buf = buffers.get(node)
-        if buf is None:
-            buffers[node] = buf = [None] * node.n_outputs
-        buf[nr] = _add(buf[nr], g)
-    deps = _dependencies(list(buffers))
-    ready = [n for n in buffers if n not in deps]
-    prev, _grad_state[0] = _grad_state[0], create_graph   # formulas record only for create_graph
-    try:
-        while ready:
-            node = ready.pop()
-            grads = buffers.pop(node, None) or [None] * node.n_outputs
-            if node.pre_hooks:
-                _run_hooks(node, grads)
-            if capture is not None:
-                for nr, g in enumerate(grads):
-                    slot = capture.get((node, nr))
-                    if slot is not None:
-                        captured[slot] = _add(captured.get(slot), g)
-            if node.__class__ is AccumulateGrad:
-                if capture is None and grads[0] is not None:
-                    _accumulate(node.variable, grads[0], create_graph)
-                continue
-            for g in grads:   # identity tests: list.count(None) would call Tensor.__eq__
-                if g is not None:
-                    inputs = node.backward(grads)
-                    break
-            else:
-                inputs = ()
-            if not retain_graph:
-                node.release()
-            for k, edge in enumerate(node.next_edges):
-                if edge is None:
-                    continue
-                child = edge[0]
-                g = inputs[k] if inputs else None
-                if g is not None:
-                    shape = node.input_shapes[k]
-                    if shape is not None:
-                        g = sum_to(g, shape)
-                    buf = buffers.get(child)
-                    if buf is None:
-                        buffers[child] = buf = [None] * child.n_outputs
-                    nr = edge[1]
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
-                left = deps[child] - 1
-                deps[child] = left
-                if left == 0:
-                    ready.append(child)
-    finally:
-        _grad_state[0] = prev
-    return captured
+# run(roots, retain_graph, create_graph, capture=None): roots are
+# [(node, output_nr, grad)]; capture is {(node, output_nr): slot} for
+# autograd.grad, and run returns {slot: grad}; without it, leaves accumulate.
+# The loop is C; it calls back into the functions below.
+run = _C_run
 
 
 def _run_hooks(node, grads):
@@ -106,8 +37,28 @@ def _run_hooks(node, grads):
                 grads[nr] = grads[nr] if r is None else r
 
 
-def _accumulate(leaf, g, create_graph):
+def _accumulate(leaf, g, create_graph, owned=False):
+    """leaf.grad += g. A first gradient is stored as is only when `owned`
+    (nothing else refers to it and it is dense); others are copied, so .grad
+    never aliases another tensor (the engine's C fast path takes the rest)."""
     meta = leaf._ag
     if not create_graph and g.__class__ is not Tensor:   # keep .grad out of the graph
         g = g.detach()
-    meta.grad = g if meta.grad is None else meta.grad + g
+        owned = False
+    meta.grad = (g if owned else g.clone()) if meta.grad is None else meta.grad + g
+
+
+def _address(h):
+    return int(ffi.cast("uintptr_t", h))
+
+
+def _register():
+    sample = lib.lm_wrapped_scalar(0.0, 0, 2)   # a handle as ops return them, to check the C side's reading
+    try:
+        _init(Tensor, GradTensor, AccumulateGrad, _grad_state, sample, _address(sample), _address, _accumulate,
+              _run_hooks, sum_to)
+    finally:
+        lib.lm_release(sample)
+
+
+_register()

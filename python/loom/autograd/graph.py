@@ -1,22 +1,9 @@
-"""Building the graph as ops run: edges to inputs, attaching a node to outputs,
-and the in-place rules. Called only on the generated slow path (an input that
+"""Building the graph as ops run: edges to inputs and attaching a node to
+outputs (both in C, loom._autograd), and the in-place rules. Called only on the generated slow path (an input that
 is not a plain Tensor), so ops on plain tensors never get here."""
-from .._C import lib
+from .._autograd import attach, edge, make_node  # noqa: F401  (C: the per-op hot path)
 from .._tensor import GradTensor, Tensor
 from .grad_mode import _state, no_grad
-from .node import AccumulateGrad, AutogradMeta
-
-
-def edge(x):
-    """Where x's gradient goes: its grad_fn output, its accumulator, or nowhere."""
-    meta = getattr(x, "_ag", None) if isinstance(x, Tensor) else None
-    if meta is None or not meta.requires_grad:
-        return None
-    if meta.grad_fn is not None:
-        return (meta.grad_fn, meta.output_nr)
-    if meta.accumulator is None:
-        meta.accumulator = AccumulateGrad(x)
-    return (meta.accumulator, 0)
 
 
 def needs_grad(*xs):
@@ -27,34 +14,6 @@ def needs_grad(*xs):
         if isinstance(x, (list, tuple)) and needs_grad(*x):
             return True
     return False
-
-
-def make_node(cls, inputs, result):
-    """A node of class cls over inputs (Tensors or numbers), or None when none
-    requires grad. An input's shape is kept only when it differs from the
-    result's: that is when the engine must reduce a broadcast gradient."""
-    edges = [edge(x) for x in inputs]
-    for e in edges:
-        if e is not None:
-            break
-    else:
-        return None
-    node = cls()
-    node.next_edges = edges
-    rh = result._h
-    same = lib.lm_same_shape
-    node.input_shapes = [None if e is None or same(x._h, rh) else tuple(x.shape) for x, e in zip(inputs, edges)]
-    return node
-
-
-def attach(t, node, output_nr=0):
-    old = getattr(t, "_ag", None)
-    if t.__class__ is Tensor:   # subclasses (nn.Parameter written in place) keep their class
-        t.__class__ = GradTensor
-    t._ag = AutogradMeta(True, node, output_nr)
-    if old is not None:
-        t._ag.fw_grad = old.fw_grad   # a forward-mode tangent set before the node
-    return t
 
 
 def check_inplace(self, op):

@@ -1,31 +1,14 @@
-"""Graph nodes: a generated backward node per differentiable op, plus leaves."""
+"""Graph nodes: a generated backward node per differentiable op, plus leaves.
+The per-op state (edges, broadcast shapes, hooks) lives in the C base class."""
+from .._autograd import AutogradMeta, NodeBase  # noqa: F401  (AutogradMeta is re-exported)
 
 
-class AutogradMeta:
-    """What a tensor that takes part in autograd carries (Tensor._ag)."""
-    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks", "accumulator", "fw_grad",
-                 "is_view")
-
-    def __init__(self, requires_grad=False, grad_fn=None, output_nr=0):
-        self.requires_grad = requires_grad
-        self.grad_fn = grad_fn
-        self.output_nr = output_nr
-        self.grad = self.hooks = self.accumulator = self.fw_grad = None   # fw_grad: forward-mode tangent
-        self.retains_grad = self.is_view = False
-
-
-class Node:
+class Node(NodeBase):
     """A backward function. Generated subclasses define `backward(grads)`
     returning one gradient per input edge (None where not needed)."""
-    __slots__ = ("next_edges", "input_shapes", "_released", "pre_hooks", "__weakref__")
+    __slots__ = ()
     saved_fields = ()    # generated nodes name the slots that hold saved tensors
     n_outputs = 1
-
-    def __init__(self):
-        self.next_edges = ()
-        self.input_shapes = ()
-        self._released = False
-        self.pre_hooks = None
 
     def name(self):
         return type(self).__name__
@@ -66,7 +49,6 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable):
-        super().__init__()
         self.variable = variable
 
 

@@ -1,0 +1,45 @@
+/* What loom._autograd's two files share: the metadata and node layouts, the
+ * Python objects registered by init(), and the tensor accessors. */
+#ifndef LOOM_AUTOGRAD_H
+#define LOOM_AUTOGRAD_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "loom.h"
+
+#if PY_VERSION_HEX >= 0x030D0000
+#define lookup_attr(o, name, res) PyObject_GetOptionalAttr(o, name, res)
+#else
+#define lookup_attr(o, name, res) _PyObject_LookupAttr(o, name, res)
+#endif
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *grad, *grad_fn, *hooks, *accumulator, *fw_grad;
+    Py_ssize_t output_nr;
+    char requires_grad, retains_grad, is_view;
+} Meta;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *next_edges;     /* list: (node, output_nr) or None per input */
+    PyObject *input_shapes;   /* list: a shape tuple where the input was broadcast, else None */
+    PyObject *pre_hooks;
+    PyObject *weakrefs;
+    char released;
+} NodeObj;
+
+extern PyTypeObject lmag_NodeType;
+
+/* registered by init() from Python, kept for the life of the process */
+extern PyTypeObject *lmag_Tensor, *lmag_GradTensor;
+extern PyObject *lmag_AccumulateGrad, *lmag_grad_state, *lmag_accumulate, *lmag_run_hooks, *lmag_sum_to;
+/* interned attribute names */
+extern PyObject *lmag_s_ag, *lmag_s_backward, *lmag_s_release, *lmag_s_n_outputs, *lmag_s_variable;
+
+lm_tensor *lmag_handle(PyObject *x);          /* NULL with an exception set */
+Meta *lmag_meta(PyObject *x, int *err);       /* borrowed; NULL (err 0) when x has none */
+PyObject *lmag_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+
+#endif
