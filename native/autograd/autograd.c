@@ -148,6 +148,56 @@ static int set_released(NodeObj *n, PyObject *v, void *c) {
     return 0;
 }
 
+static const char SECOND_BACKWARD[] =
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
+    "you need to access saved tensors after calling backward.";
+
+/* release(): drop the saved tensors (the slots the class names in saved_fields) */
+static PyObject *Node_release(NodeObj *n, PyObject *unused) {
+    n->released = 1;
+    PyObject *names = PyObject_GetAttrString((PyObject *)Py_TYPE(n), "saved_fields");
+    PyObject *seq = names ? PySequence_Fast(names, "saved_fields must be a sequence") : NULL;
+    Py_XDECREF(names);
+    if (!seq) return NULL;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++)
+        if (PyObject_SetAttr((PyObject *)n, PySequence_Fast_GET_ITEM(seq, i), Py_None) < 0) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+    Py_DECREF(seq);
+    Py_RETURN_NONE;
+}
+
+/* unpack(saved): a saved (tensor, version) pair's tensor, refused once the
+ * node is released (unpack(None) is how callers ask for that error) or when
+ * the tensor was written in place since it was saved */
+static PyObject *Node_unpack(NodeObj *n, PyObject *saved) {
+    if (n->released) { PyErr_SetString(PyExc_RuntimeError, SECOND_BACKWARD); return NULL; }
+    if (saved == Py_None) Py_RETURN_NONE;
+    if (!PyTuple_Check(saved) || PyTuple_GET_SIZE(saved) != 2) {
+        PyErr_SetString(PyExc_TypeError, "unpack: expected a (tensor, version) pair from save()");
+        return NULL;
+    }
+    PyObject *t = PyTuple_GET_ITEM(saved, 0), *version = PyTuple_GET_ITEM(saved, 1);
+    if (version != Py_None) {
+        lm_tensor *h = lmag_handle(t);
+        if (!h) return NULL;
+        long long want = PyLong_AsLongLong(version);
+        if (want == -1 && PyErr_Occurred()) return NULL;
+        if (h->storage->version != want)
+            return PyObject_CallMethod((PyObject *)n, "_modified", "OO", t, version);   /* raises */
+    }
+    return Py_NewRef(t);
+}
+
+static PyMethodDef Node_methods[] = {
+    {"release", (PyCFunction)Node_release, METH_NOARGS, "Drop the saved tensors; a later backward raises."},
+    {"unpack", (PyCFunction)Node_unpack, METH_O, "A saved tensor, checked against in-place changes since."},
+    {NULL},
+};
+
 static PyGetSetDef Node_getset[] = {
     {"_released", (getter)get_released, (setter)set_released, NULL, NULL},
     {NULL},
@@ -173,6 +223,7 @@ PyTypeObject lmag_NodeType = {
     .tp_clear = (inquiry)Node_clear,
     .tp_members = Node_members,
     .tp_getset = Node_getset,
+    .tp_methods = Node_methods,
 };
 
 /* ------------------------------------------------------------------ tensors */
@@ -232,6 +283,14 @@ static PyObject *shape_tuple(const lm_tensor *t) {
 }
 
 static PyObject *py_edge(PyObject *mod, PyObject *x) { return edge_of(x); }
+
+/* save(t): (t, its storage version) for a Tensor, (t, None) for anything else, None for None */
+static PyObject *py_save(PyObject *mod, PyObject *t) {
+    if (t == Py_None) Py_RETURN_NONE;
+    if (!PyObject_TypeCheck(t, lmag_Tensor)) return Py_BuildValue("(OO)", t, Py_None);
+    lm_tensor *h = lmag_handle(t);
+    return h ? Py_BuildValue("(OL)", t, (long long)h->storage->version) : NULL;
+}
 
 static int attach_one(PyObject *t, PyObject *node, Py_ssize_t nr);
 
@@ -345,6 +404,7 @@ static PyMethodDef methods[] = {
     {"init", py_init, METH_VARARGS, "init(Tensor, GradTensor, AccumulateGrad, grad_state, sample_cdata, "
                                     "its_address, address_fn, accumulate_fn, run_hooks_fn, sum_to_fn)"},
     {"edge", py_edge, METH_O, "edge(x): where x's gradient goes, or None"},
+    {"save", py_save, METH_O, "save(t): t and its storage version, for Node.unpack"},
     {"make_node", (PyCFunction)(void (*)(void))py_make_node, METH_FASTCALL,
      "make_node(cls, inputs, result, attach=False)"},
     {"attach", (PyCFunction)(void (*)(void))py_attach, METH_FASTCALL, "attach(t, node, output_nr=0)"},

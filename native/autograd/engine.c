@@ -132,6 +132,20 @@ static int accumulate(PyObject *node, PyObject *g, int create_graph) {
     return rc;
 }
 
+/* whether tensor g already has the shape tuple `shape` (then no reduction is due) */
+static int has_shape(PyObject *g, PyObject *shape) {
+    if (!PyObject_TypeCheck(g, lmag_Tensor) || !PyTuple_Check(shape)) return 0;
+    lm_tensor *t = lmag_handle(g);
+    if (!t) return -1;
+    if (t->ndim != PyTuple_GET_SIZE(shape)) return 0;
+    for (int d = 0; d < t->ndim; d++) {
+        long long s = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d));
+        if (s == -1 && PyErr_Occurred()) return -1;
+        if (s != t->shape[d]) return 0;
+    }
+    return 1;
+}
+
 /* the gradients a node passes on: node.backward(grads), or NULL */
 static PyObject *call_backward(PyObject *node, PyObject *grads, Py_ssize_t n_edges) {
     PyObject *out = PyObject_CallMethodOneArg(node, lmag_s_backward, grads);
@@ -202,7 +216,9 @@ static int process(PyObject *node, PyObject *buffers, PyObject *deps, PyObject *
         if (g != Py_None) {
             PyObject *shape = shapes && PyList_Check(shapes) && k < PyList_GET_SIZE(shapes)
                               ? PyList_GET_ITEM(shapes, k) : Py_None;
-            g = shape == Py_None ? Py_NewRef(g) : PyObject_CallFunctionObjArgs(lmag_sum_to, g, shape, NULL);
+            int fits = shape == Py_None || has_shape(g, shape);
+            if (fits < 0) goto done;
+            g = fits ? Py_NewRef(g) : PyObject_CallFunctionObjArgs(lmag_sum_to, g, shape, NULL);
             if (!g) goto done;
             PyObject *buf = buffer_of(buffers, child);
             int bad = !buf || add_into(buf, nr, g) < 0;

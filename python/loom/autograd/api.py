@@ -1,6 +1,6 @@
 """autograd.backward / autograd.grad and the Tensor autograd surface."""
-from .._C import lib
-from .._args import _new
+from .._C import ffi, lib
+from .._args import _new, _raise
 from .._tensor import GradTensor, Tensor
 from . import engine
 from .node import AccumulateGrad, AutogradMeta
@@ -10,15 +10,31 @@ def _as_list(x):
     return [x] if isinstance(x, Tensor) else list(x)
 
 
+_ONE = (1.0, 1, 2)                   # an lm_scalar: the float 1
+_ZERO_STRIDES = ffi.new("int64_t[]", 16)
+
+
+def _implicit_grad(t, what):
+    """ones of t's one-element shape (made straight from handles: it is on every backward())"""
+    h = t._h
+    if lib.lm_numel(h) != 1:
+        raise RuntimeError(f"{what}: grad can be implicitly created only for scalar outputs")
+    one = lib.lm_scalar_tensor(_ONE, h.dtype, False)
+    if h.ndim and one:
+        view = lib.lm_as_strided(one, h.ndim, h.shape, _ZERO_STRIDES, 0)
+        lib.lm_release(one)
+        one = view
+    if not one:
+        _raise(what.rstrip("()"))
+    return _new(one)
+
+
 def _root(t, g, what):
     meta = getattr(t, "_ag", None)
     if meta is None or not meta.requires_grad:
         raise RuntimeError(f"{what}: element 0 of tensors does not require grad and does not have a grad_fn")
     if g is None:
-        if t.numel() != 1:
-            raise RuntimeError(f"{what}: grad can be implicitly created only for scalar outputs")
-        from .._ops import full
-        g = full(tuple(t.shape), 1.0, dtype=t.dtype)
+        g = _implicit_grad(t, what)
     elif tuple(g.shape) != tuple(t.shape):
         raise RuntimeError(f"{what}: Mismatch in shape: grad_output has a shape of {list(g.shape)} and output has "
                            f"a shape of {list(t.shape)}.")
