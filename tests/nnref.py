@@ -185,7 +185,9 @@ def cross_entropy(x, t, w=None, reduction="mean", ignore_index=-100, label_smoot
     return nll * (1 - label_smoothing) + smooth * label_smoothing / C
 
 
-def adam_moments(g, m, v, beta1, beta2, eps, bc2):
-    m = m * beta1 + g * (1 - beta1)
-    v = v * beta2 + g * g * (1 - beta2)
-    return m / (np.sqrt(v) / bc2 + eps)
+def adam_step_exp_avg(m, v, params, grads, lr, beta1, beta2, eps, weight_decay, step, decoupled, maximize):
+    """adam_step_'s new exp_avg (the op's self), from PyTorch's Adam rule"""
+    g = np.concatenate([np.ravel(x) for x in grads]) * (-1 if maximize else 1)
+    if not decoupled:
+        g = g + weight_decay * np.concatenate([np.ravel(p) for p in params])
+    return m * beta1 + g * (1 - beta1)

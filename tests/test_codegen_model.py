@@ -215,5 +215,5 @@ def test_dtypes_a_kernel_does_not_serve_name_the_dtypes_line(tmp_path, op):
 def test_every_float_only_kernel_says_so():
     """The hand-written kernels that dispatch over floating dtypes only carry the note the check reads."""
     kernels = model._Kernels(ROOT / "native")
-    for name in ("softmax", "conv2d", "avg_pool2d", "nll_loss", "adam_moments_"):
+    for name in ("softmax", "conv2d", "avg_pool2d", "nll_loss", "adam_step_"):
         assert kernels.serves[("kernel", name)][0] == "floating"

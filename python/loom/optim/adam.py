@@ -1,5 +1,5 @@
 """Adam, with L2 or decoupled (AdamW) weight decay and the AMSGrad variant."""
-from .. import adam_moments_, div, maximum, mul, sqrt
+from .. import adam_step_, div, maximum, mul, sqrt
 from .optimizer import Optimizer, _check_non_negative
 
 __all__ = ["Adam"]
@@ -40,9 +40,6 @@ class Adam(Optimizer):
     def _update(self, group, g, st, step, fresh, tmp):
         beta1, beta2 = group["betas"]
         m, v = st["exp_avg"], st["exp_avg_sq"]
-        if tmp is not None and not group["amsgrad"]:   # the fused path: one kernel pass over flat buffers
-            adam_moments_(tmp, g, m, v, beta1, beta2, group["eps"], (1 - beta2 ** step) ** 0.5)
-            return tmp, -group["lr"] / (1 - beta1 ** step)
         m.mul_(beta1).add_(g, alpha=1 - beta1)
         v.mul_(beta2).add_(mul(g, g, out=tmp), alpha=1 - beta2)
         if group["amsgrad"]:
@@ -50,3 +47,17 @@ class Adam(Optimizer):
         bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
         denom = sqrt(v, out=tmp).div_(bias_correction2_sqrt).add_(group["eps"])
         return div(m, denom, out=tmp), -group["lr"] / (1 - beta1 ** step)
+
+    def _fused_step(self, group, flat):
+        """The whole group in one kernel (adam_step_) over the flat moment buffers."""
+        if group["amsgrad"]:
+            return super()._fused_step(group, flat)
+        beta1, beta2 = group["betas"]
+        try:   # the kernel checks every tensor before it writes any
+            adam_step_(flat.bufs["exp_avg"], flat.bufs["exp_avg_sq"], flat.params, [p.grad for p in flat.params],
+                       group["lr"], beta1, beta2, group["eps"], group["weight_decay"], flat.step_views[0].item() + 1,
+                       group["decoupled_weight_decay"], group["maximize"])
+        except ValueError:   # a non-contiguous parameter or gradient: the general path
+            return super()._fused_step(group, flat)
+        flat.steps.add_(1)
+        flat.fresh = False
