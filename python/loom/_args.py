@@ -178,6 +178,8 @@ def _scalar_opt(x, op, name):
 
 
 def _float(x, op, name):
+    if x.__class__ is float:
+        return x
     if isinstance(x, Real) and not isinstance(x, bool):
         return float(x)
     _type_error(op, name, "float", x)

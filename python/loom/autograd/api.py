@@ -1,5 +1,6 @@
 """autograd.backward / autograd.grad and the Tensor autograd surface."""
 from .._C import ffi, lib
+from .._autograd import grad_fn_of, grad_of, is_leaf, requires_grad_of
 from .._args import _new, _raise
 from .._tensor import GradTensor, Tensor
 from . import engine
@@ -89,11 +90,6 @@ def _meta(t):
     return getattr(t, "_ag", None)
 
 
-def _get_requires_grad(self):
-    m = _meta(self)
-    return bool(m and m.requires_grad)
-
-
 def requires_grad_(self, requires_grad=True):
     m = _meta(self)
     if m is not None and m.grad_fn is not None:
@@ -120,11 +116,6 @@ def _set_requires_grad(self, value):
     requires_grad_(self, value)
 
 
-def _get_grad(self):
-    m = _meta(self)
-    return None if m is None else m.grad
-
-
 def _set_grad(self, value):
     m = _meta(self)
     if m is None:
@@ -134,16 +125,6 @@ def _set_grad(self, value):
         if self.__class__ is Tensor:
             self.__class__ = GradTensor
     m.grad = value
-
-
-def _grad_fn(self):
-    m = _meta(self)
-    return None if m is None else m.grad_fn
-
-
-def _is_leaf(self):
-    m = _meta(self)
-    return m is None or m.grad_fn is None
 
 
 def detach(self):
@@ -204,11 +185,11 @@ class _Handle:
 
 
 def install(T):
-    T.requires_grad = property(_get_requires_grad, _set_requires_grad)
+    T.requires_grad = property(requires_grad_of, _set_requires_grad)   # getters: C
     T.requires_grad_ = requires_grad_
-    T.grad = property(_get_grad, _set_grad)
-    T.grad_fn = property(_grad_fn)
-    T.is_leaf = property(_is_leaf)
+    T.grad = property(grad_of, _set_grad)
+    T.grad_fn = property(grad_fn_of)
+    T.is_leaf = property(is_leaf)
     T.detach = detach
     T.detach_ = detach_
     T.backward = tensor_backward
