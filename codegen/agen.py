@@ -113,6 +113,11 @@ def is_view_op(d):
     return returns_self_alias(d.op) and d.op.name not in ("to", "contiguous")
 
 
+def save_uses_edges(d):
+    """Whether the recorder reads the node's edges (to save only what a formula with an edge needs)."""
+    return any("e[" in save_condition(d, n) for n in d.saved)
+
+
 def save_condition(d, name):
     """When a saved value is needed: some formula reading it is for an input with an edge."""
     tensors = [a for a in d.op.schema.args if a.type.base == "Tensor"]

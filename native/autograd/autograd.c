@@ -229,9 +229,33 @@ PyTypeObject lmag_NodeType = {
 /* ------------------------------------------------------------------ tensors */
 
 /* x's lm_tensor, or NULL with an exception set */
+/* Tensor's two __slots__, read at the offsets their descriptors give (found
+ * at init): the generic attribute lookup cost more than the rest of a read */
+static Py_ssize_t h_offset = -1, ag_offset = -1;
+
+#define SLOT(x, off) (*(PyObject **)((char *)(x) + (off)))
+
+static Py_ssize_t slot_offset(const char *name) {
+    PyObject *d = PyObject_GetAttrString((PyObject *)lmag_Tensor, name);
+    Py_ssize_t off = -1;
+    if (d && Py_TYPE(d) == &PyMemberDescr_Type) {
+        PyMemberDef *md = ((PyMemberDescrObject *)d)->d_member;
+        if (md->type == T_OBJECT_EX && !(md->flags & READONLY)) off = md->offset;
+    }
+    Py_XDECREF(d);
+    PyErr_Clear();
+    return off;
+}
+
 lm_tensor *lmag_handle(PyObject *x) {
-    PyObject *h = PyObject_GetAttr(x, s_h);
-    if (!h) return NULL;
+    PyObject *h;
+    if (h_offset >= 0 && PyObject_TypeCheck(x, lmag_Tensor)) {
+        h = SLOT(x, h_offset);
+        if (!h) { PyErr_SetString(PyExc_AttributeError, "loom autograd: tensor without a handle"); return NULL; }
+        Py_INCREF(h);
+    } else if (!(h = PyObject_GetAttr(x, s_h))) {
+        return NULL;
+    }
     lm_tensor *t;
     if (cdata_direct && Py_TYPE(h) == cdata_type) {
         t = (lm_tensor *)((CDataLayout *)h)->c_data;
@@ -251,10 +275,13 @@ Meta *lmag_meta(PyObject *x, int *err) {
     *err = 0;
     if (Py_TYPE(x) == lmag_Tensor || !PyObject_TypeCheck(x, lmag_Tensor)) return NULL;
     PyObject *m;
-    if (lookup_attr(x, lmag_s_ag, &m) < 0) { *err = 1; return NULL; }
-    if (!m) return NULL;
-    Py_DECREF(m);   /* x keeps it alive */
-    return Py_TYPE(m) == &Meta_T ? (Meta *)m : NULL;
+    if (ag_offset >= 0) {
+        m = SLOT(x, ag_offset);   /* borrowed: x keeps it alive */
+    } else {
+        if (lookup_attr(x, lmag_s_ag, &m) < 0) { *err = 1; return NULL; }
+        Py_XDECREF(m);
+    }
+    return m && Py_TYPE(m) == &Meta_T ? (Meta *)m : NULL;
 }
 
 /* where x's gradient goes: (grad_fn, output_nr), (accumulator, 0), or None */
@@ -339,28 +366,32 @@ static PyObject *py_make_node(PyObject *mod, PyObject *const *args, Py_ssize_t n
     if (!inputs) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(inputs);
     PyObject **items = PySequence_Fast_ITEMS(inputs);
-    PyObject *edges = PyList_New(n), *shapes = NULL, *node = NULL;
+    PyObject *edges = PyTuple_New(n), *shapes = NULL, *node = NULL;
     int any = 0;
     if (!edges) goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *e = edge_of(items[i]);
         if (!e) goto done;
         any |= e != Py_None;
-        PyList_SET_ITEM(edges, i, e);
+        PyTuple_SET_ITEM(edges, i, e);
     }
     if (!any) { node = Py_NewRef(Py_None); goto done; }
     lm_tensor *r = lmag_handle(args[2]);
-    if (!r || !(shapes = PyList_New(n))) goto done;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *s = Py_None;
-        if (PyList_GET_ITEM(edges, i) != Py_None) {
-            lm_tensor *x = lmag_handle(items[i]);
-            if (!x) goto done;
-            int same = x->ndim == r->ndim;
-            for (int d = 0; same && d < x->ndim; d++) same = x->shape[d] == r->shape[d];
-            if (!same && !(s = shape_tuple(x))) goto done;
+    if (!r) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {   /* shapes stays None while no input is broadcast */
+        if (PyTuple_GET_ITEM(edges, i) == Py_None) continue;
+        lm_tensor *x = lmag_handle(items[i]);
+        if (!x) goto done;
+        int same = x->ndim == r->ndim;
+        for (int d = 0; same && d < x->ndim; d++) same = x->shape[d] == r->shape[d];
+        if (same) continue;
+        if (!shapes) {
+            if (!(shapes = PyList_New(n))) goto done;
+            for (Py_ssize_t j = 0; j < n; j++) PyList_SET_ITEM(shapes, j, Py_NewRef(Py_None));
         }
-        PyList_SET_ITEM(shapes, i, s == Py_None ? Py_NewRef(Py_None) : s);
+        PyObject *s = shape_tuple(x);
+        if (!s) goto done;
+        PyList_SetItem(shapes, i, s);
     }
     if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &lmag_NodeType)) {
         PyErr_SetString(PyExc_TypeError, "make_node: cls must be a Node subclass");
@@ -370,7 +401,7 @@ static PyObject *py_make_node(PyObject *mod, PyObject *const *args, Py_ssize_t n
     if (!node) goto done;
     NodeObj *nd = (NodeObj *)node;
     Py_SETREF(nd->next_edges, Py_NewRef(edges));
-    Py_SETREF(nd->input_shapes, Py_NewRef(shapes));
+    Py_SETREF(nd->input_shapes, Py_NewRef(shapes ? shapes : Py_None));
     if (nargs == 4 && PyObject_IsTrue(args[3]) && attach_one(args[2], node, 0) < 0) Py_CLEAR(node);
 done:
     Py_DECREF(inputs);
@@ -395,6 +426,10 @@ static int attach_one(PyObject *t, PyObject *node, Py_ssize_t nr) {
     Meta *m = meta_new(1, node, nr);
     if (!m) return -1;
     if (old && old->fw_grad) m->fw_grad = Py_NewRef(old->fw_grad);   /* a forward-mode tangent set earlier */
+    if (ag_offset >= 0) {
+        Py_XSETREF(SLOT(t, ag_offset), (PyObject *)m);
+        return 0;
+    }
     int rc = PyObject_SetAttr(t, lmag_s_ag, (PyObject *)m);
     Py_DECREF(m);
     return rc;
@@ -424,6 +459,8 @@ static PyObject *py_init(PyObject *mod, PyObject *args) {
     for (size_t i = 0; i < sizeof objs / sizeof *objs; i++) Py_INCREF(objs[i]);   /* kept for the process */
     void *want = PyLong_AsVoidPtr(addr);
     if (!want && PyErr_Occurred()) return NULL;
+    h_offset = slot_offset("_h");
+    ag_offset = slot_offset("_ag");
     cdata_type = Py_TYPE(sample);
     Py_INCREF(cdata_type);
     cdata_direct = Py_TYPE(sample)->tp_basicsize >= (Py_ssize_t)sizeof(CDataLayout) &&

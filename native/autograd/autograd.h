@@ -23,8 +23,8 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
-    PyObject *next_edges;     /* list: (node, output_nr) or None per input */
-    PyObject *input_shapes;   /* list: a shape tuple where the input was broadcast, else None */
+    PyObject *next_edges;     /* tuple: (node, output_nr) or None per input */
+    PyObject *input_shapes;   /* None, or a list: a shape tuple where that input was broadcast, else None */
     PyObject *pre_hooks;
     PyObject *weakrefs;
     char released;

@@ -159,10 +159,10 @@ def _int_list_opt(x, op, name):
 
 def _scalar(x, op, name):
     c = x.__class__
-    if c is int or c is float:
-        r = _number(x)
-        if r[2] >= 0:
-            return r
+    if c is float:
+        return (x, 0, 2)
+    if c is int and _INT64_MIN <= x <= _INT64_MAX:
+        return (float(x), x, 1)
     if isinstance(x, Tensor):
         if x.numel() != 1:
             raise ValueError(f"{op}(): argument '{name}' must be a number or a one-element tensor")
