@@ -45,6 +45,15 @@ class Derivative:
         outs = [r for r in self.result_names() if r in names]
         return tensors + outs
 
+    @property
+    def saved_meta(self):
+        """Saved Tensor arguments that every formula reads only through .shape, .dtype, .ndim or
+        .device: the node keeps those (save_meta), not the tensor, as PyTorch keeps sym_sizes. The
+        tensor's memory is not held and an in-place change to it later does not stop backward."""
+        names = [n for n in self.saved if n not in self.result_names()]
+        lists = {a.name for a in self.op.schema.args if a.type.is_list}
+        return [n for n in names if n not in lists and all(_meta_only(f.expr, n) for f in self.formulas)]
+
     def result_names(self):
         rets = self.op.schema.returns
         return ["result"] if len(rets) == 1 else [r.name for r in rets]
@@ -53,6 +62,17 @@ class Derivative:
     def scalars(self):
         names = set().union(*[f.names for f in self.formulas]) if self.formulas else set()
         return [a.name for a in self.op.schema.args if a.type.base != "Tensor" and a.name in names]
+
+
+META_ATTRS = ("shape", "dtype", "ndim", "device")
+
+
+def _meta_only(expr, name):
+    tree = ast.parse(expr, mode="eval")
+    uses = sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(tree))
+    meta = sum(isinstance(n, ast.Attribute) and n.attr in META_ATTRS and isinstance(n.value, ast.Name)
+               and n.value.id == name for n in ast.walk(tree))
+    return uses == meta
 
 
 def _names(expr, err):

@@ -41,7 +41,8 @@ def explain(model, derivs, name, native):
         elif d.non_differentiable:
             out.append("  autograd: non_differentiable")
         else:
-            out.append(f"  autograd: node {agen.node_name(d)}, saves {', '.join(d.saved) or 'nothing'}")
+            saves = [f"{n} (shape/dtype only)" if n in d.saved_meta else n for n in d.saved]
+            out.append(f"  autograd: node {agen.node_name(d)}, saves {', '.join(saves) or 'nothing'}")
             for f in d.formulas:
                 out.append(f"    d/d{', '.join(f.inputs)}: {f.expr}   (derivatives.yaml line {f.line})")
             out.append(f"    forward mode: {d.forward.expr if d.forward else 'derived from the backward formulas'}")

@@ -77,3 +77,34 @@ def test_a_node_returning_too_few_gradients_is_a_clear_error():
 def test_attach_refuses_a_non_tensor():
     with pytest.raises(TypeError, match="not a loom Tensor"):
         _autograd.attach(3.0, Node())
+
+
+# ---------------------------------------------------------------- what nodes keep
+def test_a_node_keeps_only_the_metadata_its_formula_reads():
+    """sum's backward reads self.shape only: the node keeps the shape, not the tensor (as PyTorch
+    keeps sym_sizes), so the input can be freed and written in place before backward."""
+    import weakref
+    x = loom.ones(2, 3, requires_grad=True)
+    h = x * 2
+    probe = weakref.ref(h)
+    y = h.sum()
+    h.add_(1.0)          # would break a saved tensor's version check
+    del h
+    assert probe() is None
+    y.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 2.0))
+
+
+def test_saved_metadata_answers_like_the_tensor():
+    t = loom.zeros(4, 5, dtype=loom.float64)
+    m = _autograd.save_meta(t)
+    assert m.shape == t.shape and isinstance(m.shape, loom.Size)
+    assert m.dtype is loom.float64 and m.ndim == 2 and m.device == t.device
+
+
+def test_log_softmax_backward_keeps_the_input_dtype_without_the_input():
+    x = loom.tensor([[1.0, 2.0, 3.0]], dtype=loom.float64, requires_grad=True)
+    loom.log_softmax(x, 1)[0, 0].backward()
+    assert x.grad.dtype is loom.float64
+    p = np.exp([1.0, 2.0, 3.0]) / np.exp([1.0, 2.0, 3.0]).sum()
+    np.testing.assert_allclose(x.grad.numpy()[0], np.eye(3)[0] - p)

@@ -13,6 +13,7 @@
 #include "autograd.h"
 
 #include <structmember.h>
+#include <string.h>
 
 typedef struct { PyObject_HEAD void *c_type; char *c_data; } CDataLayout;
 
@@ -342,6 +343,84 @@ static PyObject *py_is_leaf(PyObject *mod, PyObject *t) {
     return PyBool_FromLong(!m || !m->grad_fn || m->grad_fn == Py_None);
 }
 
+/* ------------------------------------------------------------------ SavedMeta */
+
+/* What a node keeps of a tensor its formulas read only the metadata of
+ * (shape, dtype, ndim, device): the numbers, not the tensor. Python objects
+ * for them are made only when backward asks. */
+typedef struct {
+    PyObject_HEAD
+    int ndim, dtype, device;
+    int64_t shape[LM_MAX_DIMS];
+} SavedMeta;
+
+static PyObject *meta_size_type, *meta_dtypes, *meta_devices;   /* loom.Size, BY_CODE, DEVICES */
+
+static PyObject *SavedMeta_shape(SavedMeta *m, void *c) {
+    PyObject *t = PyTuple_New(m->ndim);
+    for (int d = 0; t && d < m->ndim; d++) {
+        PyObject *v = PyLong_FromLongLong(m->shape[d]);
+        if (!v) { Py_CLEAR(t); break; }
+        PyTuple_SET_ITEM(t, d, v);
+    }
+    if (!t || !meta_size_type) return t;
+    PyObject *size = PyObject_CallOneArg(meta_size_type, t);
+    Py_DECREF(t);
+    return size;
+}
+
+static PyObject *lookup_code(PyObject *table, int code) {
+    if (!table) return PyLong_FromLong(code);
+    PyObject *k = PyLong_FromLong(code);
+    PyObject *v = k ? PyObject_GetItem(table, k) : NULL;
+    Py_XDECREF(k);
+    return v;
+}
+
+static PyObject *SavedMeta_dtype(SavedMeta *m, void *c) { return lookup_code(meta_dtypes, m->dtype); }
+static PyObject *SavedMeta_device(SavedMeta *m, void *c) { return lookup_code(meta_devices, m->device); }
+static PyObject *SavedMeta_ndim(SavedMeta *m, void *c) { return PyLong_FromLong(m->ndim); }
+
+static PyGetSetDef SavedMeta_getset[] = {
+    {"shape", (getter)SavedMeta_shape, NULL, NULL, NULL},
+    {"dtype", (getter)SavedMeta_dtype, NULL, NULL, NULL},
+    {"device", (getter)SavedMeta_device, NULL, NULL, NULL},
+    {"ndim", (getter)SavedMeta_ndim, NULL, NULL, NULL},
+    {NULL},
+};
+
+static PyTypeObject SavedMeta_T = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "loom._autograd.SavedMeta",
+    .tp_doc = "A saved tensor's shape, dtype, ndim and device, without the tensor.",
+    .tp_basicsize = sizeof(SavedMeta),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_getset = SavedMeta_getset,
+};
+
+/* save_meta(t): t's metadata for a formula that reads nothing else of it */
+static PyObject *py_save_meta(PyObject *mod, PyObject *t) {
+    if (t == Py_None) Py_RETURN_NONE;
+    lm_tensor *h = lmag_handle(t);
+    if (!h) return NULL;
+    SavedMeta *m = PyObject_New(SavedMeta, &SavedMeta_T);
+    if (!m) return NULL;
+    m->ndim = h->ndim;
+    m->dtype = h->dtype;
+    m->device = h->device;
+    memcpy(m->shape, h->shape, sizeof(int64_t) * (size_t)h->ndim);
+    return (PyObject *)m;
+}
+
+static PyObject *py_init_meta(PyObject *mod, PyObject *args) {
+    PyObject *size, *dtypes, *devices;
+    if (!PyArg_ParseTuple(args, "OOO:init_meta", &size, &dtypes, &devices)) return NULL;
+    Py_XSETREF(meta_size_type, Py_NewRef(size));
+    Py_XSETREF(meta_dtypes, Py_NewRef(dtypes));
+    Py_XSETREF(meta_devices, Py_NewRef(devices));
+    Py_RETURN_NONE;
+}
+
 /* save(t): (t, its storage version) for a Tensor, (t, None) for anything else, None for None */
 static PyObject *py_save(PyObject *mod, PyObject *t) {
     if (t == Py_None) Py_RETURN_NONE;
@@ -473,6 +552,8 @@ static PyMethodDef methods[] = {
                                     "its_address, address_fn, accumulate_fn, run_hooks_fn, sum_to_fn)"},
     {"edge", py_edge, METH_O, "edge(x): where x's gradient goes, or None"},
     {"save", py_save, METH_O, "save(t): t and its storage version, for Node.unpack"},
+    {"save_meta", py_save_meta, METH_O, "save_meta(t): t's shape, dtype, ndim and device, without t"},
+    {"init_meta", py_init_meta, METH_VARARGS, "init_meta(Size, dtypes_by_code, devices_by_code)"},
     {"grad_of", py_grad_of, METH_O, "Tensor.grad"},
     {"grad_fn_of", py_grad_fn_of, METH_O, "Tensor.grad_fn"},
     {"requires_grad_of", py_requires_grad_of, METH_O, "Tensor.requires_grad"},
@@ -488,7 +569,8 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_autograd", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__autograd(void) {
-    if (PyType_Ready(&Meta_T) < 0 || PyType_Ready(&lmag_NodeType) < 0) return NULL;
+    if (PyType_Ready(&Meta_T) < 0 || PyType_Ready(&lmag_NodeType) < 0 || PyType_Ready(&SavedMeta_T) < 0)
+        return NULL;
     const char *names[] = {"_ag", "_h", "backward", "release", "n_outputs", "variable"};
     PyObject **slots[] = {&lmag_s_ag, &s_h, &lmag_s_backward, &lmag_s_release, &lmag_s_n_outputs, &lmag_s_variable};
     for (int i = 0; i < 6; i++)

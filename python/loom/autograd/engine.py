@@ -53,6 +53,10 @@ def _address(h):
 
 
 def _register():
+    from .._autograd import init_meta
+    from .._dtype import BY_CODE, DEVICES
+    from .._tensor import Size
+    init_meta(Size, BY_CODE, DEVICES)
     sample = lib.lm_wrapped_scalar(0.0, 0, 2)   # a handle as ops return them, to check the C side's reading
     try:
         _init(Tensor, GradTensor, AccumulateGrad, _grad_state, sample, _address(sample), _address, _accumulate,

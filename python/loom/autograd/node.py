@@ -1,6 +1,6 @@
 """Graph nodes: a generated backward node per differentiable op, plus leaves.
 The per-op state (edges, broadcast shapes, hooks) lives in the C base class."""
-from .._autograd import AutogradMeta, NodeBase, save  # noqa: F401  (re-exported)
+from .._autograd import AutogradMeta, NodeBase, save, save_meta  # noqa: F401  (re-exported)
 
 
 class Node(NodeBase):
