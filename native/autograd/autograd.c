@@ -248,6 +248,10 @@ static Py_ssize_t slot_offset(const char *name) {
     return off;
 }
 
+lm_tensor *lmag_cdata_pointer(PyObject *h) {
+    return cdata_direct && Py_TYPE(h) == cdata_type ? (lm_tensor *)((CDataLayout *)h)->c_data : NULL;
+}
+
 lm_tensor *lmag_handle(PyObject *x) {
     PyObject *h;
     if (h_offset >= 0 && PyObject_TypeCheck(x, lmag_Tensor)) {
@@ -257,10 +261,8 @@ lm_tensor *lmag_handle(PyObject *x) {
     } else if (!(h = PyObject_GetAttr(x, s_h))) {
         return NULL;
     }
-    lm_tensor *t;
-    if (cdata_direct && Py_TYPE(h) == cdata_type) {
-        t = (lm_tensor *)((CDataLayout *)h)->c_data;
-    } else {
+    lm_tensor *t = lmag_cdata_pointer(h);
+    if (!t) {
         PyObject *a = PyObject_CallOneArg(py_address, h);
         t = a ? (lm_tensor *)PyLong_AsVoidPtr(a) : NULL;
         Py_XDECREF(a);
@@ -524,10 +526,9 @@ static PyObject *py_attach(PyObject *mod, PyObject *const *args, Py_ssize_t narg
 }
 
 static PyObject *py_init(PyObject *mod, PyObject *args) {
-    PyObject *sample, *addr;
-    if (!PyArg_ParseTuple(args, "O!O!OOOOOOOO:init", &PyType_Type, &lmag_Tensor, &PyType_Type, &lmag_GradTensor,
-                          &lmag_AccumulateGrad, &lmag_grad_state, &sample, &addr, &py_address, &lmag_accumulate,
-                          &lmag_run_hooks, &lmag_sum_to))
+    if (!PyArg_ParseTuple(args, "O!O!OOOOOO:init", &PyType_Type, &lmag_Tensor, &PyType_Type, &lmag_GradTensor,
+                          &lmag_AccumulateGrad, &lmag_grad_state, &py_address, &lmag_accumulate, &lmag_run_hooks,
+                          &lmag_sum_to))
         return NULL;
     if (lmag_Tensor->tp_basicsize != lmag_GradTensor->tp_basicsize) {
         PyErr_SetString(PyExc_TypeError, "init: GradTensor must add no slots to Tensor");
@@ -536,20 +537,29 @@ static PyObject *py_init(PyObject *mod, PyObject *args) {
     PyObject *objs[] = {(PyObject *)lmag_Tensor, (PyObject *)lmag_GradTensor, lmag_AccumulateGrad, lmag_grad_state,
                         py_address, lmag_accumulate, lmag_run_hooks, lmag_sum_to};
     for (size_t i = 0; i < sizeof objs / sizeof *objs; i++) Py_INCREF(objs[i]);   /* kept for the process */
-    void *want = PyLong_AsVoidPtr(addr);
-    if (!want && PyErr_Occurred()) return NULL;
     h_offset = slot_offset("_h");
     ag_offset = slot_offset("_ag");
-    cdata_type = Py_TYPE(sample);
-    Py_INCREF(cdata_type);
+    Py_RETURN_NONE;
+}
+
+/* init_cdata(sample, its_address): whether a handle's pointer can be read
+ * straight from cffi's object (checked on a handle as ops return them) */
+static PyObject *py_init_cdata(PyObject *mod, PyObject *args) {
+    PyObject *sample, *addr;
+    if (!PyArg_ParseTuple(args, "OO:init_cdata", &sample, &addr)) return NULL;
+    void *want = PyLong_AsVoidPtr(addr);
+    if (!want && PyErr_Occurred()) return NULL;
+    cdata_type = (PyTypeObject *)Py_NewRef(Py_TYPE(sample));
     cdata_direct = Py_TYPE(sample)->tp_basicsize >= (Py_ssize_t)sizeof(CDataLayout) &&
                    ((CDataLayout *)sample)->c_data == (char *)want;
     return PyBool_FromLong(cdata_direct);
 }
 
 static PyMethodDef methods[] = {
-    {"init", py_init, METH_VARARGS, "init(Tensor, GradTensor, AccumulateGrad, grad_state, sample_cdata, "
-                                    "its_address, address_fn, accumulate_fn, run_hooks_fn, sum_to_fn)"},
+    {"init", py_init, METH_VARARGS, "init(Tensor, GradTensor, AccumulateGrad, grad_state, address_fn, "
+                                    "accumulate_fn, run_hooks_fn, sum_to_fn)"},
+    {"init_cdata", py_init_cdata, METH_VARARGS, "init_cdata(sample_handle, its_address)"},
+    {"init_tensor", lmag_init_tensor, METH_VARARGS, "init_tensor(lm_release_address, lm_release)"},
     {"edge", py_edge, METH_O, "edge(x): where x's gradient goes, or None"},
     {"save", py_save, METH_O, "save(t): t and its storage version, for Node.unpack"},
     {"save_meta", py_save_meta, METH_O, "save_meta(t): t's shape, dtype, ndim and device, without t"},
@@ -569,7 +579,8 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_autograd", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__autograd(void) {
-    if (PyType_Ready(&Meta_T) < 0 || PyType_Ready(&lmag_NodeType) < 0 || PyType_Ready(&SavedMeta_T) < 0)
+    if (PyType_Ready(&Meta_T) < 0 || PyType_Ready(&lmag_NodeType) < 0 || PyType_Ready(&SavedMeta_T) < 0 ||
+        PyType_Ready(&lmag_TensorBaseType) < 0)
         return NULL;
     const char *names[] = {"_ag", "_h", "backward", "release", "n_outputs", "variable"};
     PyObject **slots[] = {&lmag_s_ag, &s_h, &lmag_s_backward, &lmag_s_release, &lmag_s_n_outputs, &lmag_s_variable};
@@ -579,7 +590,8 @@ PyMODINIT_FUNC PyInit__autograd(void) {
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     if (PyModule_AddObjectRef(m, "AutogradMeta", (PyObject *)&Meta_T) < 0 ||
-        PyModule_AddObjectRef(m, "NodeBase", (PyObject *)&lmag_NodeType) < 0) {
+        PyModule_AddObjectRef(m, "NodeBase", (PyObject *)&lmag_NodeType) < 0 ||
+        PyModule_AddObjectRef(m, "TensorBase", (PyObject *)&lmag_TensorBaseType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

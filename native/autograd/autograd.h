@@ -30,7 +30,7 @@ typedef struct {
     char released;
 } NodeObj;
 
-extern PyTypeObject lmag_NodeType;
+extern PyTypeObject lmag_NodeType, lmag_TensorBaseType;
 
 /* registered by init() from Python, kept for the life of the process */
 extern PyTypeObject *lmag_Tensor, *lmag_GradTensor;
@@ -39,6 +39,8 @@ extern PyObject *lmag_AccumulateGrad, *lmag_grad_state, *lmag_accumulate, *lmag_
 extern PyObject *lmag_s_ag, *lmag_s_backward, *lmag_s_release, *lmag_s_n_outputs, *lmag_s_variable;
 
 lm_tensor *lmag_handle(PyObject *x);          /* NULL with an exception set */
+lm_tensor *lmag_cdata_pointer(PyObject *h);   /* a cffi handle's pointer, or NULL (no exception) if unreadable */
+PyObject *lmag_init_tensor(PyObject *mod, PyObject *args);
 Meta *lmag_meta(PyObject *x, int *err);       /* borrowed; NULL (err 0) when x has none */
 PyObject *lmag_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 

@@ -12,7 +12,7 @@ from ._errors import raise_error as _raise
 from ._tensor import Tensor
 
 _NULL = ffi.NULL
-_object_new = object.__new__
+_object_new = Tensor.__new__   # the C base's: a Tensor with no handle yet
 _INT64_MIN = -(2 ** 63)
 _INT64_MAX = 2 ** 63 - 1
 

@@ -3,6 +3,7 @@
 Operators and most methods are attached by the generated `_ops` module."""
 import numpy as np
 
+from . import _autograd
 from ._C import ffi, lib
 from ._dtype import BY_CODE, DEVICES
 from ._errors import raise_error
@@ -21,22 +22,28 @@ class Size(tuple):
         return f"loom.Size({list(self)})"
 
 
-class Tensor:
+def _init_handles():
+    """Tell the C base how to read and drop a handle: checked on one made as ops make them."""
+    sample = lib.lm_wrapped_scalar(0.0, 0, 2)
+    try:
+        _autograd.init_cdata(sample, int(ffi.cast("uintptr_t", sample)))
+    finally:
+        lib.lm_release(sample)
+    _autograd.init_tensor(int(ffi.cast("uintptr_t", ffi.addressof(lib, "lm_release"))), lib.lm_release)
+
+
+_init_handles()
+
+
+class Tensor(_autograd.TensorBase):
+    # The C base holds _h (the handle, whose C reference its dealloc drops) and
     # _ag: autograd metadata, set only on GradTensor (and subclasses such as
     # nn.Parameter); plain tensors never read it.
-    __slots__ = ("_h", "_ag", "__weakref__")
+    __slots__ = ()
     __array_priority__ = 1000   # ndarray + Tensor defers to Tensor.__radd__
 
     def __init__(self, *args, **kwargs):
         raise TypeError("create tensors with loom.tensor(data), loom.zeros(shape), loom.from_numpy(a), ...")
-
-    # The C reference is dropped here rather than through ffi.gc, which costs
-    # ~300 ns per tensor; default arguments survive interpreter teardown.
-    def __del__(self, _release=lib.lm_release):
-        try:
-            _release(self._h)
-        except AttributeError:   # never got a handle (construction failed)
-            pass
 
     # ---- metadata, read straight from the C struct ----
     @property

@@ -1,7 +1,7 @@
 """The backward engine: walk the graph from the outputs in dependency order,
 sum gradients per node output, reduce broadcast gradients to each input's
 shape, and accumulate into leaves (or capture them, for autograd.grad)."""
-from .._C import ffi, lib
+from .._C import ffi
 from .._autograd import init as _init, run as _C_run
 from .._tensor import GradTensor, Tensor
 from .grad_mode import _state as _grad_state
@@ -57,12 +57,7 @@ def _register():
     from .._dtype import BY_CODE, DEVICES
     from .._tensor import Size
     init_meta(Size, BY_CODE, DEVICES)
-    sample = lib.lm_wrapped_scalar(0.0, 0, 2)   # a handle as ops return them, to check the C side's reading
-    try:
-        _init(Tensor, GradTensor, AccumulateGrad, _grad_state, sample, _address(sample), _address, _accumulate,
-              _run_hooks, sum_to)
-    finally:
-        lib.lm_release(sample)
+    _init(Tensor, GradTensor, AccumulateGrad, _grad_state, _address, _accumulate, _run_hooks, sum_to)
 
 
 _register()

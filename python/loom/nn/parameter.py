@@ -20,7 +20,7 @@ class Parameter(GradTensor):
             raise TypeError(f"Parameter(): expected a Tensor as data, got {type(data).__name__}")
         if requires_grad and not data.dtype.is_floating_point:
             raise RuntimeError("Only Tensors of floating point dtype can require gradients")
-        self = object.__new__(cls)
+        self = Tensor.__new__(cls)
         lib.lm_retain(data._h)
         self._h = data._h
         self._ag = AutogradMeta(bool(requires_grad))
