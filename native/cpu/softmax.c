@@ -49,7 +49,17 @@ static lm_tensor *forward(lm_tensor *self, int64_t dim, int dtype, bool is_log) 
             for (int64_t r = 0; r < l.R; r++) m = xl[r * s] > m || xl[r * s] != xl[r * s] ? xl[r * s] : m;
             if (m == -INFINITY) m = 0;   /* an all -inf line: exp gives 0s and the result NaN, as PyTorch */
             T sum = 0;
-            if (is_log) {
+            if (s == 1) {   /* contiguous lines: exp as an elementwise pass (it vectorises), then the sum */
+                for (int64_t r = 0; r < l.R; r++) ol[r] = LM_EXP(xl[r] - m);
+                for (int64_t r = 0; r < l.R; r++) sum += ol[r];
+                if (is_log) {
+                    T lse = m + (T)log((double)sum);
+                    for (int64_t r = 0; r < l.R; r++) ol[r] = xl[r] - lse;
+                } else {
+                    T inv = (T)1 / sum;
+                    for (int64_t r = 0; r < l.R; r++) ol[r] *= inv;
+                }
+            } else if (is_log) {
                 for (int64_t r = 0; r < l.R; r++) sum += LM_EXP(xl[r * s] - m);
                 T lse = m + (T)log((double)sum);
                 for (int64_t r = 0; r < l.R; r++) ol[r * s] = xl[r * s] - lse;
@@ -94,7 +104,12 @@ static lm_tensor *backward(lm_tensor *grad_output, lm_tensor *output, int64_t di
         for (int64_t line = 0; line < l.outer * l.inner; line++) {
             int64_t base = (line / l.inner) * l.R * l.inner + line % l.inner, s = l.inner;
             T acc = 0;
-            if (is_log) {
+            if (is_log && s == 1) {   /* contiguous lines: the elementwise pass vectorises */
+                const T *gl = gp + base, *yl = yp + base;
+                T *ol = op + base;
+                for (int64_t r = 0; r < l.R; r++) acc += gl[r];
+                for (int64_t r = 0; r < l.R; r++) ol[r] = gl[r] - LM_EXP(yl[r]) * acc;
+            } else if (is_log) {
                 for (int64_t r = 0; r < l.R; r++) acc += gp[base + r * s];
                 for (int64_t r = 0; r < l.R; r++) op[base + r * s] = gp[base + r * s] - LM_EXP(yp[base + r * s]) * acc;
             } else {

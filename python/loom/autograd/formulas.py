@@ -18,6 +18,11 @@ def _unsqueeze_reduced(grad, shape, dim, keepdim):
     return grad
 
 
+def to_dtype(x, dtype):
+    """x in dtype, as x.to(dtype) but without its overload resolution when x already is."""
+    return x if x.dtype is dtype else lm.to(x, dtype)
+
+
 def maybe_multiply(x, s):
     """x * s, skipped when s is 1 (add's and sub's alpha): one op less per backward."""
     return x if s == 1 else x * s
