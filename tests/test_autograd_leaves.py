@@ -108,3 +108,41 @@ def test_log_softmax_backward_keeps_the_input_dtype_without_the_input():
     assert x.grad.dtype is loom.float64
     p = np.exp([1.0, 2.0, 3.0]) / np.exp([1.0, 2.0, 3.0]).sum()
     np.testing.assert_allclose(x.grad.numpy()[0], np.eye(3)[0] - p)
+
+
+# ---------------------------------------------------------------- the C module refuses bad input
+def test_the_engine_refuses_malformed_graphs_without_crashing():
+    from loom.autograd import engine
+    g = loom.ones(1)
+    with pytest.raises(AttributeError):
+        engine.run([(object(), 0, g)], False, False)
+    node = Node()
+    with pytest.raises(RuntimeError, match="output the node does not have"):
+        engine.run([(node, 3, g)], False, False)
+    node.next_edges = 5
+    with pytest.raises(TypeError, match="next_edges"):
+        engine.run([(node, 0, g)], False, False)
+    node.next_edges = ((1, 2, 3),)
+    with pytest.raises(TypeError, match="edge"):
+        engine.run([(node, 0, g)], False, False)
+    with pytest.raises(TypeError):
+        engine.run([(node, 0)], False, False)
+    assert loom.is_grad_enabled()
+
+
+def test_a_tensor_with_a_foreign_handle_is_dropped_without_crashing(monkeypatch):
+    import sys
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: seen.append(u.exc_type))
+    t = loom.Tensor.__new__(loom.Tensor)
+    with pytest.raises(AttributeError):
+        t.shape
+    t._h = 5                      # not a handle: its release fails as an unraisable error, not a crash
+    del t
+    assert seen == [TypeError]
+    m = loom.autograd.node.AutogradMeta(True, grad_fn=5)
+    x = loom.ones(1)
+    x.__class__ = loom._tensor.GradTensor
+    x._ag = m
+    with pytest.raises(TypeError, match="not a Node"):
+        (x * 2).sum().backward()
