@@ -324,6 +324,25 @@ static PyObject *py_grad_of(PyObject *mod, PyObject *t) {
     return Py_NewRef(m && m->grad ? m->grad : Py_None);
 }
 
+/* Tensor.grad's setter where the tensor already has metadata (zero_grad's
+ * case); the rest goes to the Python setter, which creates it */
+static PyObject *py_set_grad_slow;
+
+static PyObject *py_set_grad(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) { PyErr_SetString(PyExc_TypeError, "set_grad(t, value)"); return NULL; }
+    int err;
+    Meta *m = lmag_meta(args[0], &err);
+    if (err) return NULL;
+    if (!m) return py_set_grad_slow ? PyObject_Vectorcall(py_set_grad_slow, args, 2, NULL) : NULL;
+    Py_XSETREF(m->grad, args[1] == Py_None ? NULL : Py_NewRef(args[1]));
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_init_set_grad(PyObject *mod, PyObject *fn) {
+    Py_XSETREF(py_set_grad_slow, Py_NewRef(fn));
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_grad_fn_of(PyObject *mod, PyObject *t) {
     int err;
     Meta *m = lmag_meta(t, &err);
@@ -565,6 +584,8 @@ static PyMethodDef methods[] = {
     {"save_meta", py_save_meta, METH_O, "save_meta(t): t's shape, dtype, ndim and device, without t"},
     {"init_meta", py_init_meta, METH_VARARGS, "init_meta(Size, dtypes_by_code, devices_by_code)"},
     {"grad_of", py_grad_of, METH_O, "Tensor.grad"},
+    {"set_grad", (PyCFunction)(void (*)(void))py_set_grad, METH_FASTCALL, "Tensor.grad = value"},
+    {"init_set_grad", py_init_set_grad, METH_O, "init_set_grad(fn): the setter for tensors without metadata"},
     {"grad_fn_of", py_grad_fn_of, METH_O, "Tensor.grad_fn"},
     {"requires_grad_of", py_requires_grad_of, METH_O, "Tensor.requires_grad"},
     {"is_leaf", py_is_leaf, METH_O, "Tensor.is_leaf"},

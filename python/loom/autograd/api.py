@@ -1,6 +1,6 @@
 """autograd.backward / autograd.grad and the Tensor autograd surface."""
 from .._C import ffi, lib
-from .._autograd import grad_fn_of, grad_of, is_leaf, requires_grad_of
+from .._autograd import grad_fn_of, grad_of, init_set_grad, is_leaf, requires_grad_of, set_grad
 from .._args import _new, _raise
 from .._tensor import GradTensor, Tensor
 from . import engine
@@ -116,7 +116,7 @@ def _set_requires_grad(self, value):
     requires_grad_(self, value)
 
 
-def _set_grad(self, value):
+def _set_grad(self, value):   # set_grad (C) calls this for a tensor without autograd metadata
     m = _meta(self)
     if m is None:
         if value is None:
@@ -187,7 +187,7 @@ class _Handle:
 def install(T):
     T.requires_grad = property(requires_grad_of, _set_requires_grad)   # getters: C
     T.requires_grad_ = requires_grad_
-    T.grad = property(grad_of, _set_grad)
+    T.grad = property(grad_of, set_grad)
     T.grad_fn = property(grad_fn_of)
     T.is_leaf = property(is_leaf)
     T.detach = detach
@@ -195,3 +195,6 @@ def install(T):
     T.backward = tensor_backward
     T.register_hook = register_hook
     T.retain_grad = retain_grad
+
+
+init_set_grad(_set_grad)
