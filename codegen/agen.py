@@ -113,6 +113,14 @@ def is_view_op(d):
     return returns_self_alias(d.op) and d.op.name not in ("to", "contiguous")
 
 
+def view_fn_expr(d):
+    """A callable re-taking this view of another tensor (an in-place write to the view rebases
+    self's history through it)."""
+    names = [a.name if not a.kwonly else f"{a.name}={a.name}" for a in d.op.schema.args]
+    target = f"_ops.{d.op.name}" if "function" in d.op.variants else f"(lambda _s, *_r: _s.{d.op.name}(*_r))"
+    return f"lambda self: {target}({', '.join(names)})"
+
+
 def save_uses_edges(d):
     """Whether the recorder reads the node's edges (to save only what a formula with an edge needs)."""
     return any("e[" in save_condition(d, n) for n in d.saved)

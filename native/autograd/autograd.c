@@ -31,7 +31,7 @@ static PyTypeObject Meta_T;
 static Meta *meta_new(int requires_grad, PyObject *grad_fn, Py_ssize_t output_nr) {
     Meta *m = PyObject_GC_New(Meta, &Meta_T);
     if (!m) return NULL;
-    m->grad = m->hooks = m->accumulator = m->fw_grad = NULL;
+    m->grad = m->hooks = m->accumulator = m->fw_grad = m->view_base = m->view_fn = NULL;
     Py_XINCREF(grad_fn);
     m->grad_fn = grad_fn;
     m->output_nr = output_nr;
@@ -52,11 +52,13 @@ static PyObject *Meta_tp_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 
 static int Meta_traverse(Meta *m, visitproc visit, void *arg) {
     Py_VISIT(m->grad); Py_VISIT(m->grad_fn); Py_VISIT(m->hooks); Py_VISIT(m->accumulator); Py_VISIT(m->fw_grad);
+    Py_VISIT(m->view_base); Py_VISIT(m->view_fn);
     return 0;
 }
 
 static int Meta_clear(Meta *m) {
     Py_CLEAR(m->grad); Py_CLEAR(m->grad_fn); Py_CLEAR(m->hooks); Py_CLEAR(m->accumulator); Py_CLEAR(m->fw_grad);
+    Py_CLEAR(m->view_base); Py_CLEAR(m->view_fn);
     return 0;
 }
 
@@ -92,6 +94,8 @@ static PyMemberDef Meta_members[] = {
     {"hooks", T_OBJECT, offsetof(Meta, hooks), 0, NULL},
     {"accumulator", T_OBJECT, offsetof(Meta, accumulator), 0, NULL},
     {"fw_grad", T_OBJECT, offsetof(Meta, fw_grad), 0, NULL},
+    {"view_base", T_OBJECT, offsetof(Meta, view_base), 0, NULL},
+    {"view_fn", T_OBJECT, offsetof(Meta, view_fn), 0, NULL},
     {"output_nr", T_PYSSIZET, offsetof(Meta, output_nr), 0, NULL},
     {NULL},
 };

@@ -17,6 +17,7 @@
 typedef struct {
     PyObject_HEAD
     PyObject *grad, *grad_fn, *hooks, *accumulator, *fw_grad;
+    PyObject *view_base, *view_fn;   /* for a view: the tensor it aliases, and how to re-take the view of it */
     Py_ssize_t output_nr;
     char requires_grad, retains_grad, is_view;
 } Meta;

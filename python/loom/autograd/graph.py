@@ -4,6 +4,7 @@ is not a plain Tensor), so ops on plain tensors never get here."""
 from .._autograd import attach, edge, make_node  # noqa: F401  (C: the per-op hot path)
 from .._tensor import GradTensor, Tensor
 from .grad_mode import _state, no_grad
+from .node import Node
 
 
 def needs_grad(*xs):
@@ -17,26 +18,83 @@ def needs_grad(*xs):
 
 
 def check_inplace(self, op):
+    """Refuse an in-place write autograd cannot follow; return self's metadata when self is a
+    view (the caller then rebases the view's base), else None."""
     meta = getattr(self, "_ag", None)
     if meta is None or not _state[0]:
-        return
+        return None
     if meta.requires_grad and meta.grad_fn is None:
         raise RuntimeError(f"{op}(): a leaf Variable that requires grad is being used in an in-place operation.")
-    if meta.is_view:
-        # the base's history would miss the write (PyTorch rebases it with CopySlices): refuse
-        raise RuntimeError(f"{op}(): in-place operations on a view of a tensor in the autograd graph are not "
-                           f"supported yet; write through the base (base[idx] = ...) or clone() the view first.")
+    base = meta.view_base
+    if base is None:
+        return None
+    if base._ag.requires_grad and base._ag.grad_fn is None:
+        raise RuntimeError(f"{op}(): a view of a leaf Variable that requires grad is being used in an in-place "
+                           f"operation.")
+    return meta
+
+
+def mark_view(view, base, fn):
+    """Record that `view` (just recorded) aliases `base`, and `fn(t)` re-takes the view of any
+    tensor shaped like base. A view of a view points at the root base, the two fns composed.
+    An op that could not alias (reshape or flatten that copied) leaves no mark."""
+    if view._h.storage != base._h.storage:
+        return
+    meta, parent = view._ag, getattr(base, "_ag", None)
+    if parent is not None and parent.view_base is not None:
+        root, first = parent.view_base, parent.view_fn
+        meta.view_base, meta.view_fn = root, (lambda t: fn(first(t)))
+    else:
+        meta.view_base, meta.view_fn = base, fn
+    meta.is_view = True
+
+
+class ViewWriteBackward(Node):
+    """A view of base was written in place (PyTorch's CopySlices): base's new value is its old one
+    outside the view and `value` inside. The gradient inside the view goes to value, the rest to
+    the old base."""
+    __slots__ = ("view_fn",)
+
+    def backward(self, grads):
+        g = grads[0].contiguous()   # view_fn's ops (view, narrow, ...) all apply to a dense tensor
+        e = self.next_edges
+        g_value = self.view_fn(g) if e[1] is not None else None
+        g_base = None
+        if e[0] is not None:
+            with no_grad():
+                keep = ones_like(g)
+                self.view_fn(keep).fill_(0)
+            g_base = g * keep
+        return [g_base, g_value]
+
+
+def rebase_view(view, meta, carrier):
+    """After an in-place write to `view` (whose autograd metadata was `meta`), give the view's base
+    a history through the write, and the view a history through its base: `carrier` holds the
+    written values' history."""
+    base, fn = meta.view_base, meta.view_fn
+    node = make_node(ViewWriteBackward, (base, carrier), base, True)
+    if node is not None:
+        node.view_fn = fn
+    fresh = fn(base)   # re-taken under grad mode: a view of the base's new history
+    if view.__class__ is Tensor:
+        view.__class__ = GradTensor
+    view._ag = fresh._ag
 
 
 def inplace_via_outplace(self, compute, op):
     """self.op_(...) when autograd is involved: compute out of place on a copy
-    of self (recorded), write the values back, and give self the new history.
-    Nodes that saved self see its version change and refuse to run."""
+    of self (recorded), write the values back, and give self the new history
+    (a view's base gets it too). Nodes that saved self see its version change
+    and refuse to run."""
     check_inplace(self, op)
+    meta = getattr(self, "_ag", None)
     r = compute(self.clone())
     with no_grad():
         self.copy_(r)
-    if isinstance(r, GradTensor):
+    if meta is not None and meta.view_base is not None and isinstance(r, GradTensor):
+        rebase_view(self, meta, r)
+    elif isinstance(r, GradTensor):
         if self.__class__ is Tensor:
             self.__class__ = GradTensor
         self._ag = r._ag
@@ -46,3 +104,8 @@ def inplace_via_outplace(self, compute, op):
 def out_with_grad(op):
     raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, "
                        f"but one of the arguments requires grad.")
+
+
+def ones_like(t):
+    from .._ops import ones_like as f
+    return f(t)

@@ -1,7 +1,7 @@
 """Autograd for basic indexing, which is hand-written Python rather than an
 ops.yaml op: x[key] scatters its gradient back into zeros of x's shape;
 x[key] = v routes the gradient at key to v and zero to x's old value."""
-from .graph import attach, check_inplace, make_node
+from .graph import attach, check_inplace, make_node, mark_view, rebase_view
 from .grad_mode import _state, no_grad
 from .node import Node
 
@@ -35,19 +35,22 @@ def record_getitem(t, key, result):
         return result
     node.key, node.shape, node.dtype = key, tuple(t.shape), t.dtype
     attach(result, node)
-    result._ag.is_view = True
+    mark_view(result, t, lambda b: b[key])
     return result
 
 
 def setitem_with_grad(t, key, value, write):
     """Write value into t[key] (via `write`) and give t the history of the write."""
     check_inplace(t, "__setitem__")
+    meta = getattr(t, "_ag", None)
     node = make_node(IndexPutBackward, (t, value), t)
     with no_grad():
         write()
     if node is not None:
         node.key = key
         attach(t, node)
+        if meta is not None and meta.view_base is not None:   # t is a view: its base was written too
+            rebase_view(t, meta, t)
 
 
 def enabled():
