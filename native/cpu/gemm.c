@@ -41,6 +41,24 @@ static void gemm_loop(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_m
         })
 }
 
+int lm_gemm_serial_begin(void) {
+#ifdef LM_HAVE_BLAS
+    int n = scipy_openblas_get_num_threads();
+    if (n > 1) scipy_openblas_set_num_threads(1);
+    return n;
+#else
+    return 1;
+#endif
+}
+
+void lm_gemm_serial_end(int token) {
+#ifdef LM_HAVE_BLAS
+    if (token > 1) scipy_openblas_set_num_threads(token);
+#else
+    (void)token;
+#endif
+}
+
 void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc, bool accumulate) {
     if (M <= 0 || N <= 0) return;
 #ifdef LM_HAVE_BLAS
