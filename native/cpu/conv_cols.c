@@ -6,12 +6,12 @@
 #include "conv_cols.h"
 #include "iter.h"
 
-#define TABLE_MAX_OW 16              /* longer rows copy fast enough one row at a time */
+#define SHORT_ROW 16                 /* longer output rows copy fast enough one row at a time */
 #define TABLE_MAX_LEN ((int64_t)1 << 16)
+#define LAST_MIN_CHANNELS 8          /* runs of fewer channels copy no faster than a gather */
 
-int32_t *lm_conv_table(const lm_conv_geom *G) {
+static int32_t *nchw_table(const lm_conv_geom *G) {
     int64_t planes = G->Cg * G->H * G->W;
-    if (G->OW > TABLE_MAX_OW || G->K * G->L > TABLE_MAX_LEN || planes >= INT32_MAX) return NULL;
     int32_t *t = malloc(sizeof(int32_t) * (size_t)(G->K * G->L + 1));
     if (!t) return NULL;
     for (int64_t c = 0, k = 0; c < G->Cg; c++)
@@ -26,16 +26,51 @@ int32_t *lm_conv_table(const lm_conv_geom *G) {
     return t;
 }
 
-/* samples gathered at once: their planes (each with its zero) stay in L1 while
- * every column row takes its run of them, so the writes go to consecutive
+/* per output position l and tap (i, j): the input pixel ih * W + iw, or H * W (the zero row) */
+static int32_t *tap_table(const lm_conv_geom *G) {
+    int64_t taps = G->kh * G->kw, HW = G->H * G->W;
+    int32_t *t = malloc(sizeof(int32_t) * (size_t)(G->L * taps + 1));
+    if (!t) return NULL;
+    for (int64_t oh = 0, l = 0; oh < G->OH; oh++)
+        for (int64_t ow = 0; ow < G->OW; ow++, l++)
+            for (int64_t i = 0; i < G->kh; i++)
+                for (int64_t j = 0; j < G->kw; j++) {
+                    int64_t ih = oh * G->sh - G->ph + i * G->dh, iw = ow * G->sw - G->pw + j * G->dw;
+                    bool in = ih >= 0 && ih < G->H && iw >= 0 && iw < G->W;
+                    t[l * taps + i * G->kw + j] = (int32_t)(in ? ih * G->W + iw : HW);
+                }
+    return t;
+}
+
+void lm_conv_plan_init(lm_conv_plan *P, const lm_conv_geom *G) {
+    P->mode = LM_COLS_ROWS;
+    P->table = NULL;
+    if (G->OW > SHORT_ROW || G->Cg * G->H * G->W >= INT32_MAX) return;
+    if (G->Cg >= LAST_MIN_CHANNELS && G->L * G->kh * G->kw <= TABLE_MAX_LEN) {
+        if ((P->table = tap_table(G))) P->mode = LM_COLS_LAST;
+    } else if (G->K * G->L <= TABLE_MAX_LEN) {
+        if ((P->table = nchw_table(G))) P->mode = LM_COLS_TABLE;
+    }
+}
+
+void lm_conv_plan_free(lm_conv_plan *P) {
+    free(P->table);
+    P->table = NULL;
+}
+
+/* TABLE: samples gathered at once. Their planes (each with its zero) stay in L1
+ * while every column row takes its run of them, so the writes go to consecutive
  * addresses (one sample at a time strode through all K rows of the buffer,
- * 4 KiB apart at batch 64, and missed the cache on every store) */
+ * 4 KiB apart at batch 64, and missed the cache on every store). */
 static int64_t block(const lm_conv_geom *G) {
     int64_t b = 8192 / (G->Cg * G->H * G->W + 1);
     return b < 1 ? 1 : (b > G->N ? G->N : b);
 }
 
-int64_t lm_conv_buf_len(const lm_conv_geom *G) { return block(G) * (G->Cg * G->H * G->W + 1); }
+int64_t lm_conv_buf_len(const lm_conv_geom *G, const lm_conv_plan *P) {
+    if (P->mode == LM_COLS_LAST) return (G->H * G->W + 1) * G->Cg;
+    return P->mode == LM_COLS_TABLE ? block(G) * (G->Cg * G->H * G->W + 1) : 0;
+}
 
 #define COLS(T)                                                                                                    \
     static void im2col_row_##T(const lm_conv_geom *G, const T *x, int64_t n0, int64_t nb, int64_t g, T *col,       \
@@ -93,6 +128,41 @@ int64_t lm_conv_buf_len(const lm_conv_geom *G) { return block(G) * (G->Cg * G->H
                     }                                                                                              \
                 }                                                                                                  \
             }                                                                                                      \
+    }                                                                                                              \
+    /* LAST: col^T rows (n, l) <- runs of Cg channels of a channels-last copy of each sample */                    \
+    static void im2col_last_##T(const lm_conv_geom *G, const int32_t *tab, const T *x, int64_t n0, int64_t nb,     \
+                                int64_t g, T *col, T *buf) {                                                       \
+        int64_t HW = G->H * G->W, Cg = G->Cg, taps = G->kh * G->kw, K = G->K;                                      \
+        memset(buf + HW * Cg, 0, sizeof(T) * (size_t)Cg);                                                          \
+        for (int64_t n = 0; n < nb; n++) {                                                                         \
+            const T *xs = x + ((n0 + n) * G->C + g * Cg) * HW;                                                     \
+            for (int64_t c = 0; c < Cg; c++)                                                                       \
+                for (int64_t p = 0; p < HW; p++) buf[p * Cg + c] = xs[c * HW + p];                                 \
+            for (int64_t l = 0; l < G->L; l++) {                                                                   \
+                T *row = col + (n * G->L + l) * K;                                                                 \
+                const int32_t *t = tab + l * taps;                                                                 \
+                for (int64_t q = 0; q < taps; q++) memcpy(row + q * Cg, buf + t[q] * Cg, sizeof(T) * (size_t)Cg);  \
+            }                                                                                                      \
+        }                                                                                                          \
+    }                                                                                                              \
+    static void col2im_last_##T(const lm_conv_geom *G, const int32_t *tab, const T *col, int64_t n0, int64_t nb,   \
+                                int64_t g, T *dx, T *buf) {                                                        \
+        int64_t HW = G->H * G->W, Cg = G->Cg, taps = G->kh * G->kw, K = G->K;                                      \
+        for (int64_t n = 0; n < nb; n++) {                                                                         \
+            memset(buf, 0, sizeof(T) * (size_t)((HW + 1) * Cg));                                                   \
+            for (int64_t l = 0; l < G->L; l++) {                                                                   \
+                const T *row = col + (n * G->L + l) * K;                                                           \
+                const int32_t *t = tab + l * taps;                                                                 \
+                for (int64_t q = 0; q < taps; q++) {   /* padding taps land in the zero row, never read */         \
+                    T *restrict d = buf + t[q] * Cg;                                                               \
+                    const T *restrict s = row + q * Cg;                                                            \
+                    for (int64_t c = 0; c < Cg; c++) d[c] += s[c];                                                 \
+                }                                                                                                  \
+            }                                                                                                      \
+            T *xs = dx + ((n0 + n) * G->C + g * Cg) * HW;                                                          \
+            for (int64_t c = 0; c < Cg; c++)                                                                       \
+                for (int64_t p = 0; p < HW; p++) xs[c * HW + p] = buf[p * Cg + c];                                 \
+        }                                                                                                          \
     }                                                                                                              \
     static void im2col_##T(const lm_conv_geom *G, const int32_t *tab, const T *x, int64_t n0, int64_t nb,          \
                            int64_t g, T *col, T *buf, bool par) {                                                  \
@@ -160,14 +230,22 @@ int64_t lm_conv_buf_len(const lm_conv_geom *G) { return block(G) * (G->Cg * G->H
 COLS(float)
 COLS(double)
 
-void lm_im2col(int dt, const lm_conv_geom *G, const int32_t *table, const char *x, int64_t n0, int64_t nb, int64_t g,
-               char *col, char *buf, bool par) {
-    if (dt == LM_FLOAT32) im2col_float(G, table, (const float *)x, n0, nb, g, (float *)col, (float *)buf, par);
-    else im2col_double(G, table, (const double *)x, n0, nb, g, (double *)col, (double *)buf, par);
+void lm_im2col(int dt, const lm_conv_geom *G, const lm_conv_plan *P, const char *x, int64_t n0, int64_t nb,
+               int64_t g, char *col, char *buf, bool par) {
+    const int32_t *t = P->table;
+    if (P->mode == LM_COLS_LAST) {
+        if (dt == LM_FLOAT32) im2col_last_float(G, t, (const float *)x, n0, nb, g, (float *)col, (float *)buf);
+        else im2col_last_double(G, t, (const double *)x, n0, nb, g, (double *)col, (double *)buf);
+    } else if (dt == LM_FLOAT32) im2col_float(G, t, (const float *)x, n0, nb, g, (float *)col, (float *)buf, par);
+    else im2col_double(G, t, (const double *)x, n0, nb, g, (double *)col, (double *)buf, par);
 }
 
-void lm_col2im(int dt, const lm_conv_geom *G, const int32_t *table, const char *col, int64_t n0, int64_t nb, int64_t g,
-               char *dx, char *buf, bool par) {
-    if (dt == LM_FLOAT32) col2im_float(G, table, (const float *)col, n0, nb, g, (float *)dx, (float *)buf, par);
-    else col2im_double(G, table, (const double *)col, n0, nb, g, (double *)dx, (double *)buf, par);
+void lm_col2im(int dt, const lm_conv_geom *G, const lm_conv_plan *P, const char *col, int64_t n0, int64_t nb,
+               int64_t g, char *dx, char *buf, bool par) {
+    const int32_t *t = P->table;
+    if (P->mode == LM_COLS_LAST) {
+        if (dt == LM_FLOAT32) col2im_last_float(G, t, (const float *)col, n0, nb, g, (float *)dx, (float *)buf);
+        else col2im_last_double(G, t, (const double *)col, n0, nb, g, (double *)dx, (double *)buf);
+    } else if (dt == LM_FLOAT32) col2im_float(G, t, (const float *)col, n0, nb, g, (float *)dx, (float *)buf, par);
+    else col2im_double(G, t, (const double *)col, n0, nb, g, (double *)dx, (double *)buf, par);
 }

@@ -21,7 +21,8 @@ typedef struct {
     const char *a, *b, *bias;
     int64_t bias_stride;
     char *out;
-    const int32_t *table;
+    lm_conv_plan plan;
+    bool last;        /* plan LAST: columns transposed, weight (b) permuted to (O, kh, kw, Cg) */
     bool inner_par;   /* a single thread: im2col and col2im may split channels instead */
 } job;
 
@@ -76,11 +77,13 @@ static void slice(const job *J, const scratch *S, int64_t lo, int64_t hi) {
     int64_t item = J->item, Og = G->Og, K = G->K, L = G->L;
     for (int64_t n0 = lo; n0 < hi; n0 += J->nbmax) {
         int64_t nb = hi - n0 < J->nbmax ? hi - n0 : J->nbmax, cols = nb * L;
+        /* the columns as the (K x cols) matrix of the product, whichever way they are stored */
+        lm_mat col = J->last ? (lm_mat){S->col, 1, K} : (lm_mat){S->col, cols, 1};
         for (int64_t g = 0; g < G->g; g++) {
             const char *wg = J->b + g * Og * K * item;
             if (J->kind == LM_CONV_FORWARD) {
-                lm_im2col(J->dt, G, J->table, J->a, n0, nb, g, S->col, S->buf, J->inner_par);
-                lm_mat w = {wg, K, 1}, col = {S->col, cols, 1};
+                lm_im2col(J->dt, G, &J->plan, J->a, n0, nb, g, S->col, S->buf, J->inner_par);
+                lm_mat w = {wg, K, 1};
                 if (nb == 1) {   /* one sample's group block is already the (Og x L) product */
                     char *y = J->out + (n0 * G->O + g * Og) * L * item;
                     lm_gemm(J->dt, Og, L, K, w, col, y, L, false);
@@ -90,16 +93,35 @@ static void slice(const job *J, const scratch *S, int64_t lo, int64_t hi) {
                     to_nchw(J, S->tmp, n0, nb, g);
                 }
             } else if (J->kind == LM_CONV_BACKWARD_INPUT) {
-                lm_mat wt = {wg, 1, K};   /* W_g^T: K x Og */
-                lm_gemm(J->dt, K, cols, Og, wt, grad_rows(J, S, n0, nb, g), S->col, cols, false);
-                lm_col2im(J->dt, G, J->table, S->col, n0, nb, g, J->out, S->buf, J->inner_par);
+                lm_mat gy = grad_rows(J, S, n0, nb, g);
+                if (J->last) {   /* col^T (cols x K) = grad_g^T @ W_g */
+                    lm_mat gyt = {gy.p, gy.cs, gy.rs}, w = {wg, K, 1};
+                    lm_gemm(J->dt, cols, K, Og, gyt, w, S->col, K, false);
+                } else {         /* col (K x cols) = W_g^T @ grad_g */
+                    lm_mat wt = {wg, 1, K};
+                    lm_gemm(J->dt, K, cols, Og, wt, gy, S->col, cols, false);
+                }
+                lm_col2im(J->dt, G, &J->plan, S->col, n0, nb, g, J->out, S->buf, J->inner_par);
             } else {
-                lm_im2col(J->dt, G, J->table, J->b, n0, nb, g, S->col, S->buf, J->inner_par);
-                lm_mat colt = {S->col, 1, cols};   /* col^T: nb*L x K */
+                lm_im2col(J->dt, G, &J->plan, J->b, n0, nb, g, S->col, S->buf, J->inner_par);
+                lm_mat colt = {col.p, col.cs, col.rs};   /* cols x K */
                 lm_gemm(J->dt, Og, K, cols, grad_rows(J, S, n0, nb, g), colt, S->dw + g * Og * K * item, K, n0 != lo);
             }
         }
     }
+}
+
+/* (O, Cg, kh, kw) <-> (O, kh, kw, Cg): the weight in the LAST plan's tap order, and its gradient back */
+static void permute_weight(const lm_conv_geom *G, int64_t item, const char *src, char *dst, bool to_last) {
+    int64_t taps = G->kh * G->kw;
+    for (int64_t o = 0; o < G->O; o++)
+        for (int64_t c = 0; c < G->Cg; c++)
+            for (int64_t q = 0; q < taps; q++) {
+                int64_t std = (o * G->Cg + c) * taps + q, last = (o * taps + q) * G->Cg + c;
+                int64_t from = to_last ? std : last, to = to_last ? last : std;
+                if (item == 4) ((float *)dst)[to] = ((const float *)src)[from];
+                else ((double *)dst)[to] = ((const double *)src)[from];
+            }
 }
 
 /* Threads worth using: the batch is the only thing split, and a region costs a few us */
@@ -129,23 +151,31 @@ int lm_conv_run(lm_conv_kind kind, const lm_conv_geom *G, int dt, const char *a,
         return 0;
     }
     int nt = threads_for(G);
-    job J = {kind, G, dt, item, chunk(G, item, nt), a, b, bias, bias_stride, out, lm_conv_table(G), false};
+    job J = {kind, G, dt, item, chunk(G, item, nt), a, b, bias, bias_stride, out, {0, NULL}, false, false};
+    lm_conv_plan_init(&J.plan, G);
+    J.last = J.plan.mode == LM_COLS_LAST;
     J.inner_par = nt == 1 && lm_should_parallelize(G->K * J.nbmax * G->L);
     size_t col = up((size_t)(G->K * J.nbmax * G->L * item)), tmp = J.nbmax > 1 ? up((size_t)(G->Og * J.nbmax * G->L * item)) : 0;
-    size_t buf = J.table ? up((size_t)(lm_conv_buf_len(G) * item)) : 0;
-    size_t per = col + tmp + buf + (kind == LM_CONV_BACKWARD_WEIGHT ? up(dw_bytes) : 0) + 64;
-    char *mem = lm_alloc(per * (size_t)nt);
+    size_t buf = up((size_t)(lm_conv_buf_len(G, &J.plan) * item));
+    size_t per = col + tmp + buf + (kind == LM_CONV_BACKWARD_WEIGHT ? up(dw_bytes) : 0);
+    /* one more block: alignment slack, and the permuted weight of a LAST plan */
+    size_t total = per * (size_t)nt + 64 + (J.last ? up(dw_bytes) : 0);
+    char *mem = lm_alloc(total);
     if (!mem) {
-        free((void *)J.table);
-        return lm_set_error(LM_ERR_MEMORY, "out of memory allocating %zu bytes of conv2d scratch", per * (size_t)nt);
+        lm_conv_plan_free(&J.plan);
+        return lm_set_error(LM_ERR_MEMORY, "out of memory allocating %zu bytes of conv2d scratch", total);
     }
-    char *base = (char *)(uintptr_t)up((size_t)(uintptr_t)mem);
+    char *base = (char *)(uintptr_t)up((size_t)(uintptr_t)mem), *wlast = base + per * (size_t)nt;
+    if (J.last && kind != LM_CONV_BACKWARD_WEIGHT) {
+        permute_weight(G, item, b, wlast, true);
+        J.b = wlast;
+    }
     int used = 1;
     void *gil = nt > 1 || lm_should_parallelize(G->N * G->L * G->K * G->O / 16) ? lm_gil_release() : NULL;
 #define RUN_SLICE(t, n)                                                                                           \
     do {                                                                                                          \
         char *m = base + per * (size_t)(t);                                                                       \
-        scratch S = {m, m + col, m + col + tmp, (t) == 0 ? out : m + col + tmp + buf};                            \
+        scratch S = {m, m + col, m + col + tmp, (t) == 0 && !J.last ? out : m + col + tmp + buf};                 \
         slice(&J, &S, G->N * (t) / (n), G->N * ((t) + 1) / (n));                                                  \
     } while (0)
 #ifdef _OPENMP
@@ -163,14 +193,17 @@ int lm_conv_run(lm_conv_kind kind, const lm_conv_geom *G, int dt, const char *a,
         RUN_SLICE(0, 1);
 #undef RUN_SLICE
     lm_gil_reacquire(gil);
-    if (kind == LM_CONV_BACKWARD_WEIGHT)   /* the other threads' partial sums, in a fixed order */
+    if (kind == LM_CONV_BACKWARD_WEIGHT) {   /* the threads' partial sums, in a fixed order */
+        char *sum = J.last ? base + col + tmp + buf : out;
         for (int t = 1; t < used; t++) {
             const char *p = base + per * (size_t)t + col + tmp + buf;
             int64_t n = G->O * G->K;
-            if (dt == LM_FLOAT32) for (int64_t i = 0; i < n; i++) ((float *)out)[i] += ((const float *)p)[i];
-            else for (int64_t i = 0; i < n; i++) ((double *)out)[i] += ((const double *)p)[i];
+            if (dt == LM_FLOAT32) for (int64_t i = 0; i < n; i++) ((float *)sum)[i] += ((const float *)p)[i];
+            else for (int64_t i = 0; i < n; i++) ((double *)sum)[i] += ((const double *)p)[i];
         }
-    lm_free(mem, per * (size_t)nt);
-    free((void *)J.table);
+        if (J.last) permute_weight(G, item, sum, out, false);
+    }
+    lm_free(mem, total);
+    lm_conv_plan_free(&J.plan);
     return 0;
 }
