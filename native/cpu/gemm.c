@@ -1,5 +1,9 @@
 /* lm_gemm: OpenBLAS's sgemm/dgemm reading transposed operands in place, else an i-k-j loop. */
 #include "gemm.h"
+#include "iter.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #ifdef LM_HAVE_BLAS
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
@@ -14,6 +18,11 @@ int scipy_openblas_get_num_threads(void);
  * hand-off to its threads costs more than it saves: a 64x64x128 product (an MLP
  * layer at batch 64) took 16 us on one thread and 47-51 us on two here. */
 #define LM_GEMM_SERIAL_BELOW ((int64_t)1 << 21)
+
+/* Between the two, products run split over our OpenMP threads (blas_split);
+ * above, OpenBLAS's own threading (sharing its packed panels) was a few
+ * percent faster at 1024^3, and its spinning is short next to the product. */
+#define LM_GEMM_SPLIT_BELOW ((int64_t)1 << 26)
 
 /* Can gemm read this (rows x cols, strides rs/cs) in place? Size-1 dims have free strides. */
 static bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int *trans, int64_t *ld) {
@@ -41,6 +50,71 @@ static void gemm_loop(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_m
         })
 }
 
+int lm_gemm_serial_begin(void) {
+#ifdef LM_HAVE_BLAS
+    int n = scipy_openblas_get_num_threads();
+    if (n > 1) scipy_openblas_set_num_threads(1);
+    return n;
+#else
+    return 1;
+#endif
+}
+
+void lm_gemm_serial_end(int token) {
+#ifdef LM_HAVE_BLAS
+    if (token > 1) scipy_openblas_set_num_threads(token);
+#else
+    (void)token;
+#endif
+}
+
+#ifdef LM_HAVE_BLAS
+static void blas(int dtype, int ta, int tb, int64_t M, int64_t N, int64_t K, const char *a, int64_t lda, const char *b,
+                 int64_t ldb, char *c, int64_t ldc, bool accumulate) {
+    if (dtype == LM_FLOAT32)
+        scipy_cblas_sgemm(ROW_MAJOR, ta, tb, (int)M, (int)N, (int)K, 1.0f, (const float *)a, (int)lda,
+                          (const float *)b, (int)ldb, accumulate ? 1.0f : 0.0f, (float *)c, (int)ldc);
+    else
+        scipy_cblas_dgemm(ROW_MAJOR, ta, tb, (int)M, (int)N, (int)K, 1.0, (const double *)a, (int)lda,
+                          (const double *)b, (int)ldb, accumulate ? 1.0 : 0.0, (double *)c, (int)ldc);
+}
+
+/* Big products split their longer side over our OpenMP threads, each running
+ * a single-threaded GEMM, rather than over OpenBLAS's own pool: its threads
+ * spin for a long while after each product, and on two cores they then fight
+ * the OpenMP threads of every kernel that follows (at the digits CNN's step
+ * they took 40% of the CPU time, mostly spinning). */
+static bool blas_split(int dtype, int ta, int tb, int64_t M, int64_t N, int64_t K, const char *a, int64_t lda,
+                       const char *b, int64_t ldb, char *c, int64_t ldc, bool accumulate) {
+#ifdef _OPENMP
+    int nt = lm_get_num_threads();
+    if (nt < 2 || scipy_openblas_get_num_threads() < 2) return false;   /* serial mode: a caller splits */
+    int64_t item = (int64_t)lm_itemsize(dtype), len = N >= M ? N : M;
+    if (len < 32 * nt) return false;
+    int token = lm_gemm_serial_begin();
+    #pragma omp parallel num_threads(nt)
+    {
+        int t = omp_get_thread_num(), n = omp_get_num_threads();
+        int64_t lo = len * t / n / 16 * 16, hi = t == n - 1 ? len : len * (t + 1) / n / 16 * 16;
+        if (hi > lo) {
+            if (N >= M)   /* columns lo..hi of B and C */
+                blas(dtype, ta, tb, M, hi - lo, K, a, lda, b + (tb == NO_TRANS ? lo : lo * ldb) * item, ldb,
+                     c + lo * item, ldc, accumulate);
+            else          /* rows lo..hi of A and C */
+                blas(dtype, ta, tb, hi - lo, N, K, a + (ta == NO_TRANS ? lo * lda : lo) * item, lda, b, ldb,
+                     c + lo * ldc * item, ldc, accumulate);
+        }
+    }
+    lm_gemm_serial_end(token);
+    return true;
+#else
+    (void)dtype; (void)ta; (void)tb; (void)M; (void)N; (void)K; (void)a; (void)lda; (void)b; (void)ldb; (void)c;
+    (void)ldc; (void)accumulate;
+    return false;
+#endif
+}
+#endif
+
 void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc, bool accumulate) {
     if (M <= 0 || N <= 0) return;
 #ifdef LM_HAVE_BLAS
@@ -48,14 +122,12 @@ void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, cha
     int64_t lda, ldb;
     if ((dtype == LM_FLOAT32 || dtype == LM_FLOAT64) && K > 0 &&
         blas_layout(M, K, a.rs, a.cs, &ta, &lda) && blas_layout(K, N, b.rs, b.cs, &tb, &ldb)) {
+        if (M * N * K >= LM_GEMM_SERIAL_BELOW && M * N * K < LM_GEMM_SPLIT_BELOW &&
+            blas_split(dtype, ta, tb, M, N, K, a.p, lda, b.p, ldb, c, ldc, accumulate))
+            return;
         int threads = M * N * K < LM_GEMM_SERIAL_BELOW ? scipy_openblas_get_num_threads() : 1;
         if (threads > 1) scipy_openblas_set_num_threads(1);
-        if (dtype == LM_FLOAT32)
-            scipy_cblas_sgemm(ROW_MAJOR, ta, tb, (int)M, (int)N, (int)K, 1.0f, (const float *)a.p, (int)lda,
-                              (const float *)b.p, (int)ldb, accumulate ? 1.0f : 0.0f, (float *)c, (int)ldc);
-        else
-            scipy_cblas_dgemm(ROW_MAJOR, ta, tb, (int)M, (int)N, (int)K, 1.0, (const double *)a.p, (int)lda,
-                              (const double *)b.p, (int)ldb, accumulate ? 1.0 : 0.0, (double *)c, (int)ldc);
+        blas(dtype, ta, tb, M, N, K, a.p, lda, b.p, ldb, c, ldc, accumulate);
         if (threads > 1) scipy_openblas_set_num_threads(threads);
         return;
     }

@@ -9,4 +9,10 @@ typedef struct { const char *p; int64_t rs, cs; } lm_mat;   /* strides in elemen
  * Float types whose layouts gemm can read go to BLAS; the rest to a plain loop. */
 void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc, bool accumulate);
 
+/* Every gemm runs on its calling thread until lm_gemm_serial_end(token): for
+ * kernels that split their work over OpenMP threads themselves, as OpenBLAS's
+ * own threads would then compete with them for the same cores. */
+int lm_gemm_serial_begin(void);
+void lm_gemm_serial_end(int token);
+
 #endif

@@ -1,0 +1,251 @@
+/* im2col / col2im for conv2d (see conv_cols.h). The callers split the batch
+ * over threads, so these run on one thread, except the row path for a single
+ * big sample (par: the caller found no batch to split), which splits its channels. */
+#include <stdlib.h>
+#include <string.h>
+#include "conv_cols.h"
+#include "iter.h"
+
+#define SHORT_ROW 16                 /* longer output rows copy fast enough one row at a time */
+#define TABLE_MAX_LEN ((int64_t)1 << 16)
+#define LAST_MIN_CHANNELS 8          /* runs of fewer channels copy no faster than a gather */
+
+static int32_t *nchw_table(const lm_conv_geom *G) {
+    int64_t planes = G->Cg * G->H * G->W;
+    int32_t *t = malloc(sizeof(int32_t) * (size_t)(G->K * G->L + 1));
+    if (!t) return NULL;
+    for (int64_t c = 0, k = 0; c < G->Cg; c++)
+        for (int64_t i = 0; i < G->kh; i++)
+            for (int64_t j = 0; j < G->kw; j++, k++)
+                for (int64_t oh = 0, l = 0; oh < G->OH; oh++)
+                    for (int64_t ow = 0; ow < G->OW; ow++, l++) {
+                        int64_t ih = oh * G->sh - G->ph + i * G->dh, iw = ow * G->sw - G->pw + j * G->dw;
+                        bool in = ih >= 0 && ih < G->H && iw >= 0 && iw < G->W;
+                        t[k * G->L + l] = (int32_t)(in ? (c * G->H + ih) * G->W + iw : planes);
+                    }
+    return t;
+}
+
+/* per output position l and tap (i, j): the input pixel ih * W + iw, or H * W (the zero row) */
+static int32_t *tap_table(const lm_conv_geom *G) {
+    int64_t taps = G->kh * G->kw, HW = G->H * G->W;
+    int32_t *t = malloc(sizeof(int32_t) * (size_t)(G->L * taps + 1));
+    if (!t) return NULL;
+    for (int64_t oh = 0, l = 0; oh < G->OH; oh++)
+        for (int64_t ow = 0; ow < G->OW; ow++, l++)
+            for (int64_t i = 0; i < G->kh; i++)
+                for (int64_t j = 0; j < G->kw; j++) {
+                    int64_t ih = oh * G->sh - G->ph + i * G->dh, iw = ow * G->sw - G->pw + j * G->dw;
+                    bool in = ih >= 0 && ih < G->H && iw >= 0 && iw < G->W;
+                    t[l * taps + i * G->kw + j] = (int32_t)(in ? ih * G->W + iw : HW);
+                }
+    return t;
+}
+
+void lm_conv_plan_init(lm_conv_plan *P, const lm_conv_geom *G) {
+    P->mode = LM_COLS_ROWS;
+    P->table = NULL;
+    if (G->OW > SHORT_ROW || G->Cg * G->H * G->W >= INT32_MAX) return;
+    if (G->Cg >= LAST_MIN_CHANNELS && G->L * G->kh * G->kw <= TABLE_MAX_LEN) {
+        if ((P->table = tap_table(G))) P->mode = LM_COLS_LAST;
+    } else if (G->K * G->L <= TABLE_MAX_LEN) {
+        if ((P->table = nchw_table(G))) P->mode = LM_COLS_TABLE;
+    }
+}
+
+void lm_conv_plan_free(lm_conv_plan *P) {
+    free(P->table);
+    P->table = NULL;
+}
+
+/* TABLE: samples gathered at once. Their planes (each with its zero) stay in L1
+ * while every column row takes its run of them, so the writes go to consecutive
+ * addresses (one sample at a time strode through all K rows of the buffer,
+ * 4 KiB apart at batch 64, and missed the cache on every store). */
+static int64_t block(const lm_conv_geom *G) {
+    int64_t b = 8192 / (G->Cg * G->H * G->W + 1);
+    return b < 1 ? 1 : (b > G->N ? G->N : b);
+}
+
+int64_t lm_conv_buf_len(const lm_conv_geom *G, const lm_conv_plan *P) {
+    if (P->mode == LM_COLS_LAST) return (G->H * G->W + 1) * G->Cg;
+    return P->mode == LM_COLS_TABLE ? block(G) * (G->Cg * G->H * G->W + 1) : 0;
+}
+
+#define COLS(T)                                                                                                    \
+    static void im2col_row_##T(const lm_conv_geom *G, const T *x, int64_t n0, int64_t nb, int64_t g, T *col,       \
+                               int64_t c, int64_t i, int64_t j) {                                                  \
+        int64_t cols = nb * G->L;                                                                                  \
+        T *row = col + ((c * G->kh + i) * G->kw + j) * cols;                                                       \
+        int64_t off = j * G->dw - G->pw;                                                                           \
+        for (int64_t n = 0; n < nb; n++) {                                                                         \
+            const T *plane = x + ((n0 + n) * G->C + g * G->Cg + c) * G->H * G->W;                                  \
+            T *r = row + n * G->L;                                                                                 \
+            for (int64_t oh = 0; oh < G->OH; oh++) {                                                               \
+                int64_t ih = oh * G->sh - G->ph + i * G->dh;                                                       \
+                T *rr = r + oh * G->OW;                                                                            \
+                if (ih < 0 || ih >= G->H) { memset(rr, 0, sizeof(T) * (size_t)G->OW); continue; }                  \
+                const T *line = plane + ih * G->W;                                                                 \
+                if (G->sw == 1) {   /* a contiguous run between two zero margins */                                \
+                    int64_t lo = off < 0 ? -off : 0, hi = G->W - off < G->OW ? G->W - off : G->OW;                 \
+                    if (lo > G->OW) lo = G->OW;                                                                    \
+                    if (hi < lo) hi = lo;                                                                          \
+                    for (int64_t ow = 0; ow < lo; ow++) rr[ow] = 0;                                                \
+                    if (hi > lo) memcpy(rr + lo, line + lo + off, sizeof(T) * (size_t)(hi - lo));                  \
+                    for (int64_t ow = hi; ow < G->OW; ow++) rr[ow] = 0;                                            \
+                    continue;                                                                                      \
+                }                                                                                                  \
+                for (int64_t ow = 0; ow < G->OW; ow++) {                                                           \
+                    int64_t iw = ow * G->sw + off;                                                                 \
+                    rr[ow] = (iw >= 0 && iw < G->W) ? line[iw] : (T)0;                                             \
+                }                                                                                                  \
+            }                                                                                                      \
+        }                                                                                                          \
+    }                                                                                                              \
+    /* planes of channel c += the taps of rows (c, i, j) */                                                        \
+    static void col2im_chan_##T(const lm_conv_geom *G, const T *col, int64_t n0, int64_t nb, int64_t g, T *dx,     \
+                                int64_t c) {                                                                       \
+        int64_t cols = nb * G->L;                                                                                  \
+        for (int64_t n = 0; n < nb; n++)                                                                           \
+            memset(dx + ((n0 + n) * G->C + g * G->Cg + c) * G->H * G->W, 0, sizeof(T) * (size_t)(G->H * G->W));    \
+        for (int64_t i = 0; i < G->kh; i++)                                                                        \
+            for (int64_t j = 0; j < G->kw; j++) {                                                                  \
+                const T *row = col + ((c * G->kh + i) * G->kw + j) * cols;                                         \
+                /* the ow whose iw = ow * sw + off falls inside [0, W) */                                          \
+                int64_t off = j * G->dw - G->pw;                                                                   \
+                int64_t lo = off < 0 ? (-off + G->sw - 1) / G->sw : 0;                                             \
+                int64_t hi = G->W - 1 - off < 0 ? 0 : (G->W - 1 - off) / G->sw + 1;                                \
+                if (hi > G->OW) hi = G->OW;                                                                        \
+                for (int64_t n = 0; n < nb; n++) {                                                                 \
+                    T *plane = dx + ((n0 + n) * G->C + g * G->Cg + c) * G->H * G->W;                               \
+                    const T *r = row + n * G->L;                                                                   \
+                    for (int64_t oh = 0; oh < G->OH; oh++) {                                                       \
+                        int64_t ih = oh * G->sh - G->ph + i * G->dh;                                               \
+                        if (ih < 0 || ih >= G->H) continue;                                                        \
+                        T *line = plane + ih * G->W;                                                               \
+                        const T *rr = r + oh * G->OW;                                                              \
+                        for (int64_t ow = lo; ow < hi; ow++) line[ow * G->sw + off] += rr[ow];                     \
+                    }                                                                                              \
+                }                                                                                                  \
+            }                                                                                                      \
+    }                                                                                                              \
+    /* LAST: col^T rows (n, l) <- runs of Cg channels of a channels-last copy of each sample */                    \
+    static void im2col_last_##T(const lm_conv_geom *G, const int32_t *tab, const T *x, int64_t n0, int64_t nb,     \
+                                int64_t g, T *col, T *buf) {                                                       \
+        int64_t HW = G->H * G->W, Cg = G->Cg, taps = G->kh * G->kw, K = G->K;                                      \
+        memset(buf + HW * Cg, 0, sizeof(T) * (size_t)Cg);                                                          \
+        for (int64_t n = 0; n < nb; n++) {                                                                         \
+            const T *xs = x + ((n0 + n) * G->C + g * Cg) * HW;                                                     \
+            for (int64_t c = 0; c < Cg; c++)                                                                       \
+                for (int64_t p = 0; p < HW; p++) buf[p * Cg + c] = xs[c * HW + p];                                 \
+            for (int64_t l = 0; l < G->L; l++) {                                                                   \
+                T *row = col + (n * G->L + l) * K;                                                                 \
+                const int32_t *t = tab + l * taps;                                                                 \
+                for (int64_t q = 0; q < taps; q++) memcpy(row + q * Cg, buf + t[q] * Cg, sizeof(T) * (size_t)Cg);  \
+            }                                                                                                      \
+        }                                                                                                          \
+    }                                                                                                              \
+    static void col2im_last_##T(const lm_conv_geom *G, const int32_t *tab, const T *col, int64_t n0, int64_t nb,   \
+                                int64_t g, T *dx, T *buf) {                                                        \
+        int64_t HW = G->H * G->W, Cg = G->Cg, taps = G->kh * G->kw, K = G->K;                                      \
+        for (int64_t n = 0; n < nb; n++) {                                                                         \
+            memset(buf, 0, sizeof(T) * (size_t)((HW + 1) * Cg));                                                   \
+            for (int64_t l = 0; l < G->L; l++) {                                                                   \
+                const T *row = col + (n * G->L + l) * K;                                                           \
+                const int32_t *t = tab + l * taps;                                                                 \
+                for (int64_t q = 0; q < taps; q++) {   /* padding taps land in the zero row, never read */         \
+                    T *restrict d = buf + t[q] * Cg;                                                               \
+                    const T *restrict s = row + q * Cg;                                                            \
+                    for (int64_t c = 0; c < Cg; c++) d[c] += s[c];                                                 \
+                }                                                                                                  \
+            }                                                                                                      \
+            T *xs = dx + ((n0 + n) * G->C + g * Cg) * HW;                                                          \
+            for (int64_t c = 0; c < Cg; c++)                                                                       \
+                for (int64_t p = 0; p < HW; p++) xs[c * HW + p] = buf[p * Cg + c];                                 \
+        }                                                                                                          \
+    }                                                                                                              \
+    static void im2col_##T(const lm_conv_geom *G, const int32_t *tab, const T *x, int64_t n0, int64_t nb,          \
+                           int64_t g, T *col, T *buf, bool par) {                                                  \
+        int64_t cols = nb * G->L, K = G->K, L = G->L, span = G->Cg * G->H * G->W, blk = block(G);                  \
+        if (tab) {                                                                                                 \
+            for (int64_t b0 = 0; b0 < nb; b0 += blk) {                                                             \
+                int64_t bn = nb - b0 < blk ? nb - b0 : blk;                                                        \
+                for (int64_t n = 0; n < bn; n++) {                                                                 \
+                    memcpy(buf + n * (span + 1), x + ((n0 + b0 + n) * G->C + g * G->Cg) * G->H * G->W,             \
+                           sizeof(T) * (size_t)span);                                                              \
+                    buf[n * (span + 1) + span] = 0;                                                                \
+                }                                                                                                  \
+                const T *restrict from = buf;                                                                      \
+                for (int64_t k = 0; k < K; k++) {                                                                  \
+                    const int32_t *restrict t = tab + k * L;                                                       \
+                    T *restrict dst = col + k * cols + b0 * L;                                                     \
+                    for (int64_t n = 0; n < bn; n++)                                                               \
+                        for (int64_t l = 0; l < L; l++) dst[n * L + l] = from[n * (span + 1) + t[l]];              \
+                }                                                                                                  \
+            }                                                                                                      \
+            return;                                                                                                \
+        }                                                                                                          \
+        if (par) {                                                                                                 \
+            _Pragma("omp parallel for collapse(3)")                                                                \
+            for (int64_t c = 0; c < G->Cg; c++)                                                                    \
+                for (int64_t i = 0; i < G->kh; i++)                                                                \
+                    for (int64_t j = 0; j < G->kw; j++) im2col_row_##T(G, x, n0, nb, g, col, c, i, j);             \
+        } else {                                                                                                   \
+            for (int64_t c = 0; c < G->Cg; c++)                                                                    \
+                for (int64_t i = 0; i < G->kh; i++)                                                                \
+                    for (int64_t j = 0; j < G->kw; j++) im2col_row_##T(G, x, n0, nb, g, col, c, i, j);             \
+        }                                                                                                          \
+    }                                                                                                              \
+    static void col2im_##T(const lm_conv_geom *G, const int32_t *tab, const T *col, int64_t n0, int64_t nb,        \
+                           int64_t g, T *dx, T *buf, bool par) {                                                   \
+        int64_t cols = nb * G->L, K = G->K, L = G->L, span = G->Cg * G->H * G->W, blk = block(G);                  \
+        if (tab) {                                                                                                 \
+            for (int64_t b0 = 0; b0 < nb; b0 += blk) {                                                             \
+                int64_t bn = nb - b0 < blk ? nb - b0 : blk;                                                        \
+                T *restrict to = buf;                                                                              \
+                memset(to, 0, sizeof(T) * (size_t)(bn * (span + 1)));                                              \
+                for (int64_t k = 0; k < K; k++) {                                                                  \
+                    const int32_t *restrict t = tab + k * L;                                                       \
+                    const T *restrict src = col + k * cols + b0 * L;                                               \
+                    for (int64_t n = 0; n < bn; n++) {                                                             \
+                        T *restrict p = to + n * (span + 1);                                                       \
+                        /* one row's taps hit distinct positions, but for the zero slot (never read) */            \
+                        _Pragma("GCC ivdep")                                                                       \
+                        for (int64_t l = 0; l < L; l++) p[t[l]] += src[n * L + l];                                 \
+                    }                                                                                              \
+                }                                                                                                  \
+                for (int64_t n = 0; n < bn; n++)                                                                   \
+                    memcpy(dx + ((n0 + b0 + n) * G->C + g * G->Cg) * G->H * G->W, to + n * (span + 1),             \
+                           sizeof(T) * (size_t)span);                                                              \
+            }                                                                                                      \
+            return;                                                                                                \
+        }                                                                                                          \
+        if (par) {                                                                                                 \
+            _Pragma("omp parallel for")   /* channels write disjoint planes */                                     \
+            for (int64_t c = 0; c < G->Cg; c++) col2im_chan_##T(G, col, n0, nb, g, dx, c);                         \
+        } else {                                                                                                   \
+            for (int64_t c = 0; c < G->Cg; c++) col2im_chan_##T(G, col, n0, nb, g, dx, c);                         \
+        }                                                                                                          \
+    }
+COLS(float)
+COLS(double)
+
+void lm_im2col(int dt, const lm_conv_geom *G, const lm_conv_plan *P, const char *x, int64_t n0, int64_t nb,
+               int64_t g, char *col, char *buf, bool par) {
+    const int32_t *t = P->table;
+    if (P->mode == LM_COLS_LAST) {
+        if (dt == LM_FLOAT32) im2col_last_float(G, t, (const float *)x, n0, nb, g, (float *)col, (float *)buf);
+        else im2col_last_double(G, t, (const double *)x, n0, nb, g, (double *)col, (double *)buf);
+    } else if (dt == LM_FLOAT32) im2col_float(G, t, (const float *)x, n0, nb, g, (float *)col, (float *)buf, par);
+    else im2col_double(G, t, (const double *)x, n0, nb, g, (double *)col, (double *)buf, par);
+}
+
+void lm_col2im(int dt, const lm_conv_geom *G, const lm_conv_plan *P, const char *col, int64_t n0, int64_t nb,
+               int64_t g, char *dx, char *buf, bool par) {
+    const int32_t *t = P->table;
+    if (P->mode == LM_COLS_LAST) {
+        if (dt == LM_FLOAT32) col2im_last_float(G, t, (const float *)col, n0, nb, g, (float *)dx, (float *)buf);
+        else col2im_last_double(G, t, (const double *)col, n0, nb, g, (double *)dx, (double *)buf);
+    } else if (dt == LM_FLOAT32) col2im_float(G, t, (const float *)col, n0, nb, g, (float *)dx, (float *)buf, par);
+    else col2im_double(G, t, (const double *)col, n0, nb, g, (double *)dx, (double *)buf, par);
+}

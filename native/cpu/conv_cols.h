@@ -1,0 +1,37 @@
+/* conv2d's column buffers: im2col and col2im over one group of a run of samples. */
+#ifndef LM_CONV_COLS_H
+#define LM_CONV_COLS_H
+#include "loom.h"
+
+typedef struct {
+    int64_t N, C, H, W, O, kh, kw, OH, OW, sh, sw, ph, pw, dh, dw, g, Cg, Og, K, L;
+} lm_conv_geom;
+
+/* How the columns are laid out and built:
+ *   ROWS   col (K x nb*L), K ordered (c, i, j): a copy per output row (long rows).
+ *   TABLE  the same layout, gathered through a table of K*L source offsets into a
+ *          copy of the sample's planes with a zero after them, where padding taps
+ *          point (short rows, few channels: one branch-free loop per column row
+ *          instead of edge tests per row of 4 or 8 elements).
+ *   LAST   col^T (nb*L x K), K ordered (i, j, c): each tap copies a run of Cg
+ *          channels from a channels-last copy of the sample (short rows, many
+ *          channels); the weight is permuted to (O, kh, kw, Cg) to match. */
+enum { LM_COLS_ROWS, LM_COLS_TABLE, LM_COLS_LAST };
+typedef struct { int mode; int32_t *table; } lm_conv_plan;
+
+/* Picks the mode; falls back to ROWS (no table) when the table cannot be allocated. */
+void lm_conv_plan_init(lm_conv_plan *P, const lm_conv_geom *G);
+void lm_conv_plan_free(lm_conv_plan *P);
+
+/* elements of the per-thread buffer the plan needs */
+int64_t lm_conv_buf_len(const lm_conv_geom *G, const lm_conv_plan *P);
+
+/* col <- x[n0:n0+nb, group g] (x contiguous NCHW); par: split the work over threads */
+void lm_im2col(int dt, const lm_conv_geom *G, const lm_conv_plan *P, const char *x, int64_t n0, int64_t nb,
+               int64_t g, char *col, char *buf, bool par);
+
+/* dx[n0:n0+nb, group g] = col2im(col): the planes are overwritten, not accumulated into */
+void lm_col2im(int dt, const lm_conv_geom *G, const lm_conv_plan *P, const char *col, int64_t n0, int64_t nb,
+               int64_t g, char *dx, char *buf, bool par);
+
+#endif

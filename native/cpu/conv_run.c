@@ -1,0 +1,209 @@
+/* Each thread takes a contiguous slice of the batch and runs im2col, its own
+ * single-threaded GEMMs and the copies between the GEMM's layout and NCHW on
+ * it: one OpenMP region per call. Threading the GEMMs inside OpenBLAS instead
+ * left its pool spinning while ours copied, on the same two cores; conv2d at
+ * the digits CNN's shapes took about three times its GEMM time that way. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "conv_run.h"
+#include "gemm.h"
+#include "iter.h"
+
+typedef struct {
+    lm_conv_kind kind;
+    const lm_conv_geom *G;
+    int dt;
+    int64_t item, nbmax;
+    const char *a, *b, *bias;
+    int64_t bias_stride;
+    char *out;
+    lm_conv_plan plan;
+    bool last;        /* plan LAST: columns transposed, weight (b) permuted to (O, kh, kw, Cg) */
+    bool inner_par;   /* a single thread: im2col and col2im may split channels instead */
+} job;
+
+typedef struct { char *col, *tmp, *buf, *dw; } scratch;
+
+#define MOVES(T)                                                                                                  \
+    /* the GEMM's (Og x nb*L) rows -> out[n0:n0+nb, group g], plus the bias */                                    \
+    static void to_nchw_##T(const job *J, const T *tmp, int64_t n0, int64_t nb, int64_t g) {                     \
+        const lm_conv_geom *G = J->G;                                                                             \
+        for (int64_t o = 0; o < G->Og; o++) {                                                                     \
+            T bv = J->bias ? ((const T *)J->bias)[(g * G->Og + o) * J->bias_stride] : (T)0;                       \
+            for (int64_t n = 0; n < nb; n++) {                                                                    \
+                const T *t = tmp + (o * nb + n) * G->L;                                                           \
+                T *y = (T *)J->out + ((n0 + n) * G->O + g * G->Og + o) * G->L;                                   \
+                for (int64_t l = 0; l < G->L; l++) y[l] = t[l] + bv;                                              \
+            }                                                                                                     \
+        }                                                                                                         \
+    }                                                                                                             \
+    static void add_bias_##T(const job *J, T *y, int64_t g) {                                                     \
+        const lm_conv_geom *G = J->G;                                                                             \
+        for (int64_t o = 0; o < G->Og; o++) {                                                                     \
+            T bv = ((const T *)J->bias)[(g * G->Og + o) * J->bias_stride];                                        \
+            for (int64_t l = 0; l < G->L; l++) y[o * G->L + l] += bv;                                             \
+        }                                                                                                         \
+    }
+MOVES(float)
+MOVES(double)
+
+static void to_nchw(const job *J, const char *tmp, int64_t n0, int64_t nb, int64_t g) {
+    if (J->dt == LM_FLOAT32) to_nchw_float(J, (const float *)tmp, n0, nb, g);
+    else to_nchw_double(J, (const double *)tmp, n0, nb, g);
+}
+
+static void add_bias(const job *J, char *y, int64_t g) {
+    if (J->dt == LM_FLOAT32) add_bias_float(J, (float *)y, g);
+    else add_bias_double(J, (double *)y, g);
+}
+
+/* grad[n0:n0+nb, group g] as an (Og x nb*L) matrix: in place for one sample, else gathered into tmp */
+static lm_mat grad_rows(const job *J, const scratch *S, int64_t n0, int64_t nb, int64_t g) {
+    const lm_conv_geom *G = J->G;
+    int64_t row = G->L * J->item;
+    if (nb == 1) return (lm_mat){J->a + (n0 * G->O + g * G->Og) * row, G->L, 1};
+    for (int64_t o = 0; o < G->Og; o++)
+        for (int64_t n = 0; n < nb; n++)
+            memcpy(S->tmp + (o * nb + n) * row, J->a + ((n0 + n) * G->O + g * G->Og + o) * row, (size_t)row);
+    return (lm_mat){S->tmp, nb * G->L, 1};
+}
+
+static void slice(const job *J, const scratch *S, int64_t lo, int64_t hi) {
+    const lm_conv_geom *G = J->G;
+    int64_t item = J->item, Og = G->Og, K = G->K, L = G->L;
+    for (int64_t n0 = lo; n0 < hi; n0 += J->nbmax) {
+        int64_t nb = hi - n0 < J->nbmax ? hi - n0 : J->nbmax, cols = nb * L;
+        /* the columns as the (K x cols) matrix of the product, whichever way they are stored */
+        lm_mat col = J->last ? (lm_mat){S->col, 1, K} : (lm_mat){S->col, cols, 1};
+        for (int64_t g = 0; g < G->g; g++) {
+            const char *wg = J->b + g * Og * K * item;
+            if (J->kind == LM_CONV_FORWARD) {
+                lm_im2col(J->dt, G, &J->plan, J->a, n0, nb, g, S->col, S->buf, J->inner_par);
+                lm_mat w = {wg, K, 1};
+                if (nb == 1) {   /* one sample's group block is already the (Og x L) product */
+                    char *y = J->out + (n0 * G->O + g * Og) * L * item;
+                    lm_gemm(J->dt, Og, L, K, w, col, y, L, false);
+                    if (J->bias) add_bias(J, y, g);
+                } else {
+                    lm_gemm(J->dt, Og, cols, K, w, col, S->tmp, cols, false);
+                    to_nchw(J, S->tmp, n0, nb, g);
+                }
+            } else if (J->kind == LM_CONV_BACKWARD_INPUT) {
+                lm_mat gy = grad_rows(J, S, n0, nb, g);
+                if (J->last) {   /* col^T (cols x K) = grad_g^T @ W_g */
+                    lm_mat gyt = {gy.p, gy.cs, gy.rs}, w = {wg, K, 1};
+                    lm_gemm(J->dt, cols, K, Og, gyt, w, S->col, K, false);
+                } else {         /* col (K x cols) = W_g^T @ grad_g */
+                    lm_mat wt = {wg, 1, K};
+                    lm_gemm(J->dt, K, cols, Og, wt, gy, S->col, cols, false);
+                }
+                lm_col2im(J->dt, G, &J->plan, S->col, n0, nb, g, J->out, S->buf, J->inner_par);
+            } else {
+                lm_im2col(J->dt, G, &J->plan, J->b, n0, nb, g, S->col, S->buf, J->inner_par);
+                lm_mat colt = {col.p, col.cs, col.rs};   /* cols x K */
+                lm_gemm(J->dt, Og, K, cols, grad_rows(J, S, n0, nb, g), colt, S->dw + g * Og * K * item, K, n0 != lo);
+            }
+        }
+    }
+}
+
+/* (O, Cg, kh, kw) <-> (O, kh, kw, Cg): the weight in the LAST plan's tap order, and its gradient back */
+static void permute_weight(const lm_conv_geom *G, int64_t item, const char *src, char *dst, bool to_last) {
+    int64_t taps = G->kh * G->kw;
+    for (int64_t o = 0; o < G->O; o++)
+        for (int64_t c = 0; c < G->Cg; c++)
+            for (int64_t q = 0; q < taps; q++) {
+                int64_t std = (o * G->Cg + c) * taps + q, last = (o * taps + q) * G->Cg + c;
+                int64_t from = to_last ? std : last, to = to_last ? last : std;
+                if (item == 4) ((float *)dst)[to] = ((const float *)src)[from];
+                else ((double *)dst)[to] = ((const double *)src)[from];
+            }
+}
+
+/* Threads worth using: the batch is the only thing split, and a region costs a few us */
+static int threads_for(const lm_conv_geom *G) {
+    int nt = lm_get_num_threads();
+    if (nt < 2 || G->N < 2 || !lm_should_parallelize(G->N * G->L * G->K * G->O / 4)) return 1;
+    return G->N < nt ? (int)G->N : nt;
+}
+
+/* Samples per GEMM: one when an image alone makes a wide GEMM (written straight
+ * into the tensor), else enough to keep each thread's column buffer near 16 MB / nt. */
+static int64_t chunk(const lm_conv_geom *G, int64_t item, int nt) {
+    if (G->L >= 256) return 1;
+    int64_t per = G->K * G->L * item, most = (G->N + nt - 1) / nt;
+    int64_t n = per ? (((int64_t)16 << 20) / nt) / per : most;
+    return n < 1 ? 1 : (n > most ? most : n);
+}
+
+static size_t up(size_t n) { return (n + 63) & ~(size_t)63; }
+
+int lm_conv_run(lm_conv_kind kind, const lm_conv_geom *G, int dt, const char *a, const char *b, const char *bias,
+                int64_t bias_stride, char *out) {
+    int64_t item = (int64_t)lm_itemsize(dt);
+    size_t dw_bytes = (size_t)(G->O * G->K * item);
+    if (G->N == 0) {
+        if (kind == LM_CONV_BACKWARD_WEIGHT) memset(out, 0, dw_bytes);
+        return 0;
+    }
+    int nt = threads_for(G);
+    job J = {kind, G, dt, item, chunk(G, item, nt), a, b, bias, bias_stride, out, {0, NULL}, false, false};
+    lm_conv_plan_init(&J.plan, G);
+    J.last = J.plan.mode == LM_COLS_LAST;
+    J.inner_par = nt == 1 && lm_should_parallelize(G->K * J.nbmax * G->L);
+    size_t col = up((size_t)(G->K * J.nbmax * G->L * item)), tmp = J.nbmax > 1 ? up((size_t)(G->Og * J.nbmax * G->L * item)) : 0;
+    size_t buf = up((size_t)(lm_conv_buf_len(G, &J.plan) * item));
+    size_t per = col + tmp + buf + (kind == LM_CONV_BACKWARD_WEIGHT ? up(dw_bytes) : 0);
+    /* one more block: alignment slack, and the permuted weight of a LAST plan */
+    size_t total = per * (size_t)nt + 64 + (J.last ? up(dw_bytes) : 0);
+    char *mem = lm_alloc(total);
+    if (!mem) {
+        lm_conv_plan_free(&J.plan);
+        return lm_set_error(LM_ERR_MEMORY, "out of memory allocating %zu bytes of conv2d scratch", total);
+    }
+    char *base = (char *)(uintptr_t)up((size_t)(uintptr_t)mem), *wlast = base + per * (size_t)nt;
+    if (J.last && kind != LM_CONV_BACKWARD_WEIGHT) {
+        permute_weight(G, item, b, wlast, true);
+        J.b = wlast;
+    }
+    int used = 1;
+    void *gil = nt > 1 || lm_should_parallelize(G->N * G->L * G->K * G->O / 16) ? lm_gil_release() : NULL;
+#define RUN_SLICE(t, n)                                                                                           \
+    do {                                                                                                          \
+        char *m = base + per * (size_t)(t);                                                                       \
+        scratch S = {m, m + col, m + col + tmp, (t) == 0 && !J.last ? out : m + col + tmp + buf};                 \
+        slice(&J, &S, G->N * (t) / (n), G->N * ((t) + 1) / (n));                                                  \
+    } while (0)
+#ifdef _OPENMP
+    if (nt > 1) {
+        int token = lm_gemm_serial_begin();
+        #pragma omp parallel num_threads(nt)
+        {
+            int t = omp_get_thread_num(), n = omp_get_num_threads();
+            if (t == 0) used = n;
+            RUN_SLICE(t, n);
+        }
+        lm_gemm_serial_end(token);
+    } else
+#endif
+        RUN_SLICE(0, 1);
+#undef RUN_SLICE
+    lm_gil_reacquire(gil);
+    if (kind == LM_CONV_BACKWARD_WEIGHT) {   /* the threads' partial sums, in a fixed order */
+        char *sum = J.last ? base + col + tmp + buf : out;
+        for (int t = 1; t < used; t++) {
+            const char *p = base + per * (size_t)t + col + tmp + buf;
+            int64_t n = G->O * G->K;
+            if (dt == LM_FLOAT32) for (int64_t i = 0; i < n; i++) ((float *)sum)[i] += ((const float *)p)[i];
+            else for (int64_t i = 0; i < n; i++) ((double *)sum)[i] += ((const double *)p)[i];
+        }
+        if (J.last) permute_weight(G, item, sum, out, false);
+    }
+    lm_free(mem, total);
+    lm_conv_plan_free(&J.plan);
+    return 0;
+}
