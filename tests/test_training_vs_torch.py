@@ -1,6 +1,7 @@
 """Whole training steps against PyTorch: the same model built in both libraries
 from the same weights, trained a few steps on the same batches with each
-optimizer, gives the same losses and parameters."""
+optimizer, gives the same losses and parameters. In float64: float32 rounding
+noise, amplified by RMSprop-centered's small denominators, made float32 runs flaky."""
 import numpy as np
 import pytest
 
@@ -33,9 +34,9 @@ OPTIMIZERS = {
 @pytest.mark.parametrize("kind", ["mlp", "cnn"])
 def test_training_steps_match_pytorch(kind, opt_name):
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((5, 16, 1, 8, 8)).astype(np.float32)
+    x = rng.standard_normal((5, 16, 1, 8, 8))
     y = rng.integers(0, 10, (5, 16))
-    lm, tm = _models(loom)[kind], _models(torch)[kind]
+    lm, tm = _models(loom)[kind].to(loom.float64), _models(torch)[kind].to(torch.float64)
     lm.load_state_dict({k: v.detach().numpy() for k, v in tm.state_dict().items()})
     lo, to = OPTIMIZERS[opt_name](loom, lm.parameters()), OPTIMIZERS[opt_name](torch, tm.parameters())
     for xb, yb in zip(x, y):
@@ -45,6 +46,6 @@ def test_training_steps_match_pytorch(kind, opt_name):
             opt.zero_grad()
             loss.backward()
             opt.step()
-        assert ll.item() == pytest.approx(tl.item(), rel=1e-4, abs=1e-5)
+        assert ll.item() == pytest.approx(tl.item(), rel=1e-9, abs=1e-12)
     for (name, a), b in zip(lm.state_dict().items(), tm.state_dict().values()):
-        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=2e-4, atol=2e-5, err_msg=name)
+        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-7, atol=1e-10, err_msg=name)
