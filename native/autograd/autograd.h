@@ -31,7 +31,7 @@ typedef struct {
     char released;
 } NodeObj;
 
-extern PyTypeObject lmag_NodeType, lmag_TensorBaseType;
+extern PyTypeObject lmag_NodeType, lmag_TensorBaseType, lmag_MetaType, lmag_SavedMetaType;
 
 /* registered by init() from Python, kept for the life of the process */
 extern PyTypeObject *lmag_Tensor, *lmag_GradTensor;
@@ -43,6 +43,18 @@ lm_tensor *lmag_handle(PyObject *x);          /* NULL with an exception set */
 lm_tensor *lmag_cdata_pointer(PyObject *h);   /* a cffi handle's pointer, or NULL (no exception) if unreadable */
 PyObject *lmag_init_tensor(PyObject *mod, PyObject *args);
 Meta *lmag_meta(PyObject *x, int *err);       /* borrowed; NULL (err 0) when x has none */
-PyObject *lmag_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+Meta *lmag_meta_new(int requires_grad, PyObject *grad_fn, Py_ssize_t output_nr);
+
+/* the module's functions, by file */
+PyObject *lmag_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);                /* engine.c */
+PyObject *lmag_grad_of(PyObject *mod, PyObject *t);                                        /* meta.c */
+PyObject *lmag_set_grad(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+PyObject *lmag_init_set_grad(PyObject *mod, PyObject *fn);
+PyObject *lmag_grad_fn_of(PyObject *mod, PyObject *t);
+PyObject *lmag_requires_grad_of(PyObject *mod, PyObject *t);
+PyObject *lmag_is_leaf(PyObject *mod, PyObject *t);
+PyObject *lmag_save(PyObject *mod, PyObject *t);                                           /* node.c */
+PyObject *lmag_save_meta(PyObject *mod, PyObject *t);
+PyObject *lmag_init_meta(PyObject *mod, PyObject *args);
 
 #endif
