@@ -1,4 +1,6 @@
 """Bad input raises a clear exception naming the op, never a crash."""
+import re
+
 import numpy as np
 import pytest
 
@@ -145,3 +147,20 @@ def test_numpy_exchange_errors():
         bool(loom.ones(2))
     with pytest.raises(RuntimeError, match="cannot be converted to Scalar"):
         loom.ones(2).item()
+
+
+def test_ints_beyond_int64_name_the_op_and_argument():
+    for call, where in ((lambda: loom.ones(3).sum(2 ** 70), "sum(): argument 'dim'"),
+                        (lambda: loom.ones(3).sum([0, -2 ** 64]), "sum(): argument 'dim'"),
+                        (lambda: loom.ones(3).narrow(0, 2 ** 70, 1), "narrow(): argument 'start'"),
+                        (lambda: loom.zeros(2 ** 70), "zeros(): argument 'size'")):
+        with pytest.raises(OverflowError, match=re.escape(where) + ".* does not fit in int64"):
+            call()
+
+
+def test_sizes_whose_element_count_overflows_are_refused():
+    with pytest.raises(ValueError, match="expand\\(\\): the number of elements .* overflows int64"):
+        loom.ones(2).expand(2 ** 40, 2 ** 40, 2)
+    with pytest.raises(ValueError, match="overflows int64"):
+        loom.empty(2 ** 32, 2 ** 32)
+    assert loom.ones(2).expand(0, 2 ** 62, 2).numel() == 0   # an empty dim: no overflow

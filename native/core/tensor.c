@@ -50,9 +50,16 @@ int lm_format_shape(char *buf, size_t cap, int ndim, const int64_t *shape) {
 int lm_check_shape(int n, const int64_t *shape) {
     if (n < 0 || n > LM_MAX_DIMS)
         return lm_set_error(LM_ERR_VALUE, "tensors have at most %d dimensions, got %d", LM_MAX_DIMS, n);
-    for (int d = 0; d < n; d++)
+    int64_t numel = 1;
+    bool empty = false;
+    for (int d = 0; d < n; d++) {
         if (shape[d] < 0)
             return lm_set_error(LM_ERR_VALUE, "negative dimension %lld", (long long)shape[d]);
+        empty |= shape[d] == 0;
+    }
+    for (int d = 0; d < n && !empty; d++)   /* sizes whose product overflows would read as a small numel */
+        if (__builtin_mul_overflow(numel, shape[d], &numel))
+            return lm_set_error(LM_ERR_VALUE, "the number of elements of a tensor of these sizes overflows int64");
     return 0;
 }
 

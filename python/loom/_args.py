@@ -114,14 +114,21 @@ def _tensor_list(xs, op, name):
 
 
 def _int(x, op, name):
-    if x.__class__ is int:
+    if x.__class__ is int and _INT64_MIN <= x <= _INT64_MAX:
         return x
     if isinstance(x, bool) or isinstance(x, Tensor) and x.dtype.is_floating_point:
         _type_error(op, name, "int", x)
     try:
-        return operator.index(x)
+        v = operator.index(x)
     except TypeError:
         _type_error(op, name, "int", x)
+    return _in_int64(v, op, name)
+
+
+def _in_int64(v, op, name):
+    if not _INT64_MIN <= v <= _INT64_MAX:
+        raise OverflowError(f"{op}(): argument '{name}' value {v} does not fit in int64")
+    return v
 
 
 def _varargs(args, kw, op, name):
@@ -147,9 +154,11 @@ def _int_list(x, op, name):
             _type_error(op, name, "a tuple of ints", x)
         if any(isinstance(v, bool) for v in x):
             _type_error(op, name, "a tuple of ints", x)
+        if vals and (max(vals) > _INT64_MAX or min(vals) < _INT64_MIN):
+            _in_int64(max(vals) if max(vals) > _INT64_MAX else min(vals), op, name)
         return vals, len(vals)
     if isinstance(x, Integral) and not isinstance(x, bool):
-        return [int(x)], 1
+        return [_in_int64(int(x), op, name)], 1
     _type_error(op, name, "a tuple of ints", x)
 
 
