@@ -73,17 +73,18 @@ int64_t lm_conv_buf_len(const lm_conv_geom *G, const lm_conv_plan *P) {
 }
 
 #define COLS(T)                                                                                                    \
+    /* output rows oh0..oh1 of each sample: a band of (oh1 - oh0) * OW columns */                                \
     static void im2col_row_##T(const lm_conv_geom *G, const T *x, int64_t n0, int64_t nb, int64_t g, T *col,       \
-                               int64_t c, int64_t i, int64_t j) {                                                  \
-        int64_t cols = nb * G->L;                                                                                  \
+                               int64_t c, int64_t i, int64_t j, int64_t oh0, int64_t oh1) {                        \
+        int64_t band = (oh1 - oh0) * G->OW, cols = nb * band;                                                      \
         T *row = col + ((c * G->kh + i) * G->kw + j) * cols;                                                       \
         int64_t off = j * G->dw - G->pw;                                                                           \
         for (int64_t n = 0; n < nb; n++) {                                                                         \
             const T *plane = x + ((n0 + n) * G->C + g * G->Cg + c) * G->H * G->W;                                  \
-            T *r = row + n * G->L;                                                                                 \
-            for (int64_t oh = 0; oh < G->OH; oh++) {                                                               \
+            T *r = row + n * band;                                                                                 \
+            for (int64_t oh = oh0; oh < oh1; oh++) {                                                               \
                 int64_t ih = oh * G->sh - G->ph + i * G->dh;                                                       \
-                T *rr = r + oh * G->OW;                                                                            \
+                T *rr = r + (oh - oh0) * G->OW;                                                                    \
                 if (ih < 0 || ih >= G->H) { memset(rr, 0, sizeof(T) * (size_t)G->OW); continue; }                  \
                 const T *line = plane + ih * G->W;                                                                 \
                 if (G->sw == 1) {   /* a contiguous run between two zero margins */                                \
@@ -189,11 +190,11 @@ int64_t lm_conv_buf_len(const lm_conv_geom *G, const lm_conv_plan *P) {
             _Pragma("omp parallel for collapse(3)")                                                                \
             for (int64_t c = 0; c < G->Cg; c++)                                                                    \
                 for (int64_t i = 0; i < G->kh; i++)                                                                \
-                    for (int64_t j = 0; j < G->kw; j++) im2col_row_##T(G, x, n0, nb, g, col, c, i, j);             \
+                    for (int64_t j = 0; j < G->kw; j++) im2col_row_##T(G, x, n0, nb, g, col, c, i, j, 0, G->OH);       \
         } else {                                                                                                   \
             for (int64_t c = 0; c < G->Cg; c++)                                                                    \
                 for (int64_t i = 0; i < G->kh; i++)                                                                \
-                    for (int64_t j = 0; j < G->kw; j++) im2col_row_##T(G, x, n0, nb, g, col, c, i, j);             \
+                    for (int64_t j = 0; j < G->kw; j++) im2col_row_##T(G, x, n0, nb, g, col, c, i, j, 0, G->OH);       \
         }                                                                                                          \
     }                                                                                                              \
     static void col2im_##T(const lm_conv_geom *G, const int32_t *tab, const T *col, int64_t n0, int64_t nb,        \
@@ -229,6 +230,16 @@ int64_t lm_conv_buf_len(const lm_conv_geom *G, const lm_conv_plan *P) {
     }
 COLS(float)
 COLS(double)
+
+void lm_im2col_band(int dt, const lm_conv_geom *G, const char *x, int64_t n, int64_t g, int64_t oh0, int64_t oh1,
+                    char *col) {
+    for (int64_t c = 0; c < G->Cg; c++)
+        for (int64_t i = 0; i < G->kh; i++)
+            for (int64_t j = 0; j < G->kw; j++) {
+                if (dt == LM_FLOAT32) im2col_row_float(G, (const float *)x, n, 1, g, (float *)col, c, i, j, oh0, oh1);
+                else im2col_row_double(G, (const double *)x, n, 1, g, (double *)col, c, i, j, oh0, oh1);
+            }
+}
 
 void lm_im2col(int dt, const lm_conv_geom *G, const lm_conv_plan *P, const char *x, int64_t n0, int64_t nb,
                int64_t g, char *col, char *buf, bool par) {

@@ -30,6 +30,10 @@ int64_t lm_conv_buf_len(const lm_conv_geom *G, const lm_conv_plan *P);
 void lm_im2col(int dt, const lm_conv_geom *G, const lm_conv_plan *P, const char *x, int64_t n0, int64_t nb,
                int64_t g, char *col, char *buf, bool par);
 
+/* ROWS layout for output rows oh0..oh1 of sample n alone: col (K x (oh1 - oh0) * OW), any plan */
+void lm_im2col_band(int dt, const lm_conv_geom *G, const char *x, int64_t n, int64_t g, int64_t oh0, int64_t oh1,
+                    char *col);
+
 /* dx[n0:n0+nb, group g] = col2im(col): the planes are overwritten, not accumulated into */
 void lm_col2im(int dt, const lm_conv_geom *G, const lm_conv_plan *P, const char *col, int64_t n0, int64_t nb,
                int64_t g, char *dx, char *buf, bool par);
