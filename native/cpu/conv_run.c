@@ -10,6 +10,7 @@
 #include <omp.h>
 #endif
 #include "conv_run.h"
+#include "conv_winograd.h"
 #include "gemm.h"
 #include "iter.h"
 
@@ -185,6 +186,9 @@ int lm_conv_run(lm_conv_kind kind, const lm_conv_geom *G, int dt, const char *a,
         if (kind == LM_CONV_BACKWARD_WEIGHT) memset(out, 0, dw_bytes);
         return 0;
     }
+    if (lm_winograd_applies(kind, G, dt))
+        return lm_winograd_run(kind, G, (const float *)a, (const float *)b, (const float *)bias, bias_stride,
+                               (float *)out);
     int nt = threads_for(G);
     job J = {kind, G, dt, item, chunk(G, item, nt), a, b, bias, bias_stride, out, {0, NULL}, false, false, 0};
     lm_conv_plan_init(&J.plan, G);
