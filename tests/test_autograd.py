@@ -1,4 +1,6 @@
 """The autograd engine and API, behaviour by behaviour."""
+import threading
+
 import numpy as np
 import pytest
 
@@ -111,6 +113,33 @@ def test_grad_modes():
     with loom.set_grad_enabled(False):
         assert not (x * 2).requires_grad
     assert (x * 2).requires_grad
+
+
+def test_grad_mode_is_per_thread():
+    """A thread inside no_grad (an evaluation or loader thread) leaves another
+    thread recording, and every new thread starts with grad enabled, as in PyTorch."""
+    x = leaf(1.0)
+    inside, release, seen = threading.Event(), threading.Event(), {}
+
+    def worker():
+        seen["starts_enabled"] = loom.is_grad_enabled()
+        with loom.no_grad():
+            inside.set()
+            release.wait(10)
+            seen["records"] = (x * 2).requires_grad
+    t = threading.Thread(target=worker)
+    t.start()
+    assert inside.wait(10)
+    assert loom.is_grad_enabled() and (x * 2).requires_grad   # while the worker is inside no_grad
+    (x * x).sum().backward()                                   # and backward restores this thread's mode only
+    release.set()
+    t.join()
+    assert seen == {"starts_enabled": True, "records": False} and x.grad.item() == 2.0
+    with loom.no_grad():
+        t = threading.Thread(target=lambda: seen.update(new=(x * 2).requires_grad))
+        t.start()
+        t.join()
+    assert seen["new"] is True
 
 
 def test_autograd_grad():

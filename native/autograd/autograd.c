@@ -19,7 +19,7 @@
 typedef struct { PyObject_HEAD void *c_type; char *c_data; } CDataLayout;
 
 PyTypeObject *lmag_Tensor, *lmag_GradTensor;
-PyObject *lmag_AccumulateGrad, *lmag_grad_state, *lmag_accumulate, *lmag_run_hooks, *lmag_sum_to;
+PyObject *lmag_AccumulateGrad, *lmag_accumulate, *lmag_run_hooks, *lmag_sum_to, *lmag_zero;
 PyObject *lmag_s_ag, *lmag_s_backward, *lmag_s_release, *lmag_s_n_outputs, *lmag_s_variable;
 static PyObject *py_address, *s_h, *empty_tuple;
 static int cdata_direct;
@@ -207,16 +207,15 @@ static PyObject *py_attach(PyObject *mod, PyObject *const *args, Py_ssize_t narg
 }
 
 static PyObject *py_init(PyObject *mod, PyObject *args) {
-    if (!PyArg_ParseTuple(args, "O!O!OOOOOO:init", &PyType_Type, &lmag_Tensor, &PyType_Type, &lmag_GradTensor,
-                          &lmag_AccumulateGrad, &lmag_grad_state, &py_address, &lmag_accumulate, &lmag_run_hooks,
+    if (!PyArg_ParseTuple(args, "O!O!OOOOO:init", &PyType_Type, &lmag_Tensor, &PyType_Type, &lmag_GradTensor,
+                          &lmag_AccumulateGrad, &py_address, &lmag_accumulate, &lmag_run_hooks,
                           &lmag_sum_to))
         return NULL;
     if (lmag_Tensor->tp_basicsize != lmag_GradTensor->tp_basicsize) {
         PyErr_SetString(PyExc_TypeError, "init: GradTensor must add no slots to Tensor");
         return NULL;
     }
-    PyObject *objs[] = {(PyObject *)lmag_Tensor, (PyObject *)lmag_GradTensor, lmag_AccumulateGrad, lmag_grad_state,
-                        py_address, lmag_accumulate, lmag_run_hooks, lmag_sum_to};
+    PyObject *objs[] = {(PyObject *)lmag_Tensor, (PyObject *)lmag_GradTensor, lmag_AccumulateGrad, py_address, lmag_accumulate, lmag_run_hooks, lmag_sum_to};
     for (size_t i = 0; i < sizeof objs / sizeof *objs; i++) Py_INCREF(objs[i]);   /* kept for the process */
     h_offset = slot_offset("_h");
     ag_offset = slot_offset("_ag");
@@ -237,7 +236,7 @@ static PyObject *py_init_cdata(PyObject *mod, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"init", py_init, METH_VARARGS, "init(Tensor, GradTensor, AccumulateGrad, grad_state, address_fn, "
+    {"init", py_init, METH_VARARGS, "init(Tensor, GradTensor, AccumulateGrad, address_fn, "
                                     "accumulate_fn, run_hooks_fn, sum_to_fn)"},
     {"init_cdata", py_init_cdata, METH_VARARGS, "init_cdata(sample_handle, its_address)"},
     {"init_tensor", lmag_init_tensor, METH_VARARGS, "init_tensor(lm_release_address, lm_release)"},
@@ -263,8 +262,9 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_autograd", NULL, -1
 
 PyMODINIT_FUNC PyInit__autograd(void) {
     if (PyType_Ready(&lmag_MetaType) < 0 || PyType_Ready(&lmag_NodeType) < 0 || PyType_Ready(&lmag_SavedMetaType) < 0 ||
-        PyType_Ready(&lmag_TensorBaseType) < 0)
+        PyType_Ready(&lmag_TensorBaseType) < 0 || PyType_Ready(&lmag_GradStateType) < 0)
         return NULL;
+    if (!(lmag_zero = PyLong_FromLong(0))) return NULL;
     const char *names[] = {"_ag", "_h", "backward", "release", "n_outputs", "variable"};
     PyObject **slots[] = {&lmag_s_ag, &s_h, &lmag_s_backward, &lmag_s_release, &lmag_s_n_outputs, &lmag_s_variable};
     for (int i = 0; i < 6; i++)
@@ -274,7 +274,8 @@ PyMODINIT_FUNC PyInit__autograd(void) {
     if (!m) return NULL;
     if (PyModule_AddObjectRef(m, "AutogradMeta", (PyObject *)&lmag_MetaType) < 0 ||
         PyModule_AddObjectRef(m, "NodeBase", (PyObject *)&lmag_NodeType) < 0 ||
-        PyModule_AddObjectRef(m, "TensorBase", (PyObject *)&lmag_TensorBaseType) < 0) {
+        PyModule_AddObjectRef(m, "TensorBase", (PyObject *)&lmag_TensorBaseType) < 0 ||
+        PyModule_AddObjectRef(m, "GradState", (PyObject *)&lmag_GradStateType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

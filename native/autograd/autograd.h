@@ -31,14 +31,17 @@ typedef struct {
     char released;
 } NodeObj;
 
-extern PyTypeObject lmag_NodeType, lmag_TensorBaseType, lmag_MetaType, lmag_SavedMetaType;
+extern PyTypeObject lmag_NodeType, lmag_TensorBaseType, lmag_MetaType, lmag_SavedMetaType, lmag_GradStateType;
 
 /* registered by init() from Python, kept for the life of the process */
 extern PyTypeObject *lmag_Tensor, *lmag_GradTensor;
-extern PyObject *lmag_AccumulateGrad, *lmag_grad_state, *lmag_accumulate, *lmag_run_hooks, *lmag_sum_to;
+extern PyObject *lmag_AccumulateGrad, *lmag_accumulate, *lmag_run_hooks, *lmag_sum_to;
+extern PyObject *lmag_zero;   /* the int 0, the grad state's one key */
 /* interned attribute names */
 extern PyObject *lmag_s_ag, *lmag_s_backward, *lmag_s_release, *lmag_s_n_outputs, *lmag_s_variable;
 
+int lmag_grad_enabled(void);                   /* this thread's grad mode (grad_state.c) */
+void lmag_set_grad_enabled(int on);
 lm_tensor *lmag_handle(PyObject *x);          /* NULL with an exception set */
 lm_tensor *lmag_cdata_pointer(PyObject *h);   /* a cffi handle's pointer, or NULL (no exception) if unreadable */
 PyObject *lmag_init_tensor(PyObject *mod, PyObject *args);

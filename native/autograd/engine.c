@@ -254,7 +254,7 @@ PyObject *lmag_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
         return NULL;
     }
     PyObject *captured = PyDict_New(), *buffers = PyDict_New(), *roots = PySequence_Fast(args[0], "run: roots");
-    PyObject *keys = NULL, *deps = NULL, *ready = NULL, *prev = NULL;
+    PyObject *keys = NULL, *deps = NULL, *ready = NULL;
     if (!captured || !buffers || !roots) goto fail;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(roots); i++) {
         PyObject *node, *g;
@@ -269,8 +269,8 @@ PyObject *lmag_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
         if (has < 0 || (!has && PyList_Append(ready, PyList_GET_ITEM(keys, i)) < 0)) goto fail;
     }
     /* formulas record a graph of their own only for create_graph */
-    prev = Py_NewRef(PyList_GetItem(lmag_grad_state, 0));
-    if (PyList_SetItem(lmag_grad_state, 0, PyBool_FromLong(create)) < 0) goto fail;
+    int was_enabled = lmag_grad_enabled();
+    lmag_set_grad_enabled(create);
     int rc = 0;
     while (rc == 0 && PyList_GET_SIZE(ready)) {
         Py_ssize_t last = PyList_GET_SIZE(ready) - 1;
@@ -279,16 +279,12 @@ PyObject *lmag_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
         rc = process(node, buffers, deps, ready, capture, captured, retain, create);
         Py_DECREF(node);
     }
-    PyObject *et, *ev, *tb;
-    PyErr_Fetch(&et, &ev, &tb);
-    PyList_SetItem(lmag_grad_state, 0, prev);   /* restored on errors too */
-    prev = NULL;
-    PyErr_Restore(et, ev, tb);
+    lmag_set_grad_enabled(was_enabled);   /* restored on errors too */
     if (rc < 0) goto fail;
     Py_DECREF(buffers); Py_DECREF(roots); Py_DECREF(keys); Py_DECREF(deps); Py_DECREF(ready);
     return captured;
 fail:
     Py_XDECREF(captured); Py_XDECREF(buffers); Py_XDECREF(roots); Py_XDECREF(keys); Py_XDECREF(deps);
-    Py_XDECREF(ready); Py_XDECREF(prev);
+    Py_XDECREF(ready);
     return NULL;
 }

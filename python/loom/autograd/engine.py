@@ -4,7 +4,6 @@ shape, and accumulate into leaves (or capture them, for autograd.grad)."""
 from .._C import ffi
 from .._autograd import init as _init, run as _C_run
 from .._tensor import GradTensor, Tensor
-from .grad_mode import _state as _grad_state
 from .node import AccumulateGrad
 
 
@@ -57,7 +56,7 @@ def _register():
     from .._dtype import BY_CODE, DEVICES
     from .._tensor import Size
     init_meta(Size, BY_CODE, DEVICES)
-    _init(Tensor, GradTensor, AccumulateGrad, _grad_state, _address, _accumulate, _run_hooks, sum_to)
+    _init(Tensor, GradTensor, AccumulateGrad, _address, _accumulate, _run_hooks, sum_to)
 
 
 _register()

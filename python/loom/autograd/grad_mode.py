@@ -1,9 +1,11 @@
-"""Grad mode: whether ops record the graph. Context managers and decorators."""
+"""Grad mode: whether ops record the graph, per thread as in PyTorch. Context
+managers and decorators."""
 import functools
 
-# One flag for the process, read on every op call (a thread-local costs ~40 ns
-# more per op; PyTorch's is per thread - see the issue notes).
-_state = [True]
+from .._autograd import GradState
+
+# This thread's flag as item 0 (a C thread-local), read on every op call
+_state = GradState()
 
 
 def is_grad_enabled():
