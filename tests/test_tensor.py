@@ -53,6 +53,44 @@ def test_from_numpy_keeps_the_array_alive():
     assert v.tolist() == [2, 4, 6]
 
 
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int32", "int64", "float32", "float64"])
+def test_dlpack_shares_memory_both_ways(dtype):
+    a = (np.arange(12) % 3).astype(dtype).reshape(3, 4)[:, 1:]   # strided
+    t = loom.from_dlpack(a)
+    assert t.dtype.name == dtype and t.shape == (3, 3) and t.stride() == (4, 1)
+    assert t.data_ptr() == a.__array_interface__["data"][0]
+    back = np.from_dlpack(t)
+    assert back.__array_interface__["data"][0] == t.data_ptr() and np.array_equal(back, a)
+    assert t.__dlpack_device__() == (1, 0)
+    capsule = loom.from_dlpack(loom.from_numpy(a).__dlpack__())   # a bare capsule, as older producers give
+    assert capsule.data_ptr() == t.data_ptr()
+    del a, back
+    gc.collect()
+    assert t.tolist() == capsule.tolist()
+
+
+def test_dlpack_with_torch():
+    torch = pytest.importorskip("torch")
+    src = torch.arange(6.0).reshape(2, 3)
+    t = loom.from_dlpack(src)
+    t[0, 0] = 50
+    assert src[0, 0].item() == 50
+    back = torch.from_dlpack(loom.arange(4))
+    back[1] = 7
+    assert back.dtype == torch.int64 and back.tolist() == [0, 7, 2, 3]
+    with pytest.raises(RuntimeError, match="require gradient"):
+        torch.from_dlpack(loom.ones(2, requires_grad=True))
+
+
+def test_dlpack_errors():
+    with pytest.raises(TypeError, match="from_dlpack.*list"):
+        loom.from_dlpack([1, 2])
+    with pytest.raises(TypeError, match="float16"):
+        loom.from_dlpack(np.ones(2, np.float16))
+    x = loom.ones(2)
+    assert loom.from_dlpack(x).data_ptr() == x.data_ptr()
+
+
 def test_read_only_arrays_are_copied():
     a = np.frombuffer(b"\x01\x02\x03\x04", dtype=np.uint8)
     t = loom.from_numpy(a)

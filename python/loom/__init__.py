@@ -14,7 +14,7 @@ if "LOOM_PARALLEL_THRESHOLD" in _os.environ:   # elements from which an op uses 
     _lib.lm_set_parallel_threshold(int(_os.environ["LOOM_PARALLEL_THRESHOLD"]))
 from ._dtype import bool_, uint8, int32, int64, float32, float64, dtype, device
 from ._tensor import Tensor, Size
-from ._numpy import tensor, as_tensor, from_numpy, is_tensor
+from ._numpy import tensor, as_tensor, from_numpy, from_dlpack, is_tensor
 from ._errors import LoomValueError, LoomTypeError, LoomIndexError
 from ._ops import *  # noqa: F401,F403  (every function declared in ops.yaml)
 from . import _ops

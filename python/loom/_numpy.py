@@ -46,6 +46,49 @@ def from_numpy(a):
     return _new(h)
 
 
+class _Capsule:
+    """A bare DLPack capsule (the protocol before __dlpack__) offered to NumPy, which takes
+    only producers: NumPy reads the device from the capsule itself and refuses non-CPU ones."""
+
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+class _Writable:
+    """An array's memory offered as writable: NumPy marks what it imports from an unversioned
+    capsule read-only (that format has no flag for it), while producers such as PyTorch mean
+    it to be shared both ways, as torch.from_dlpack shares it."""
+
+    def __init__(self, a):
+        self.a = a   # keeps the capsule's owner alive
+        self.__array_interface__ = dict(a.__array_interface__, data=(a.__array_interface__["data"][0], False))
+
+
+def from_dlpack(ext_tensor):
+    """A tensor sharing the memory of any DLPack producer on the CPU (a PyTorch tensor,
+    a NumPy or JAX array, ...) or of a DLPack capsule."""
+    if isinstance(ext_tensor, Tensor):
+        return ext_tensor.detach()
+    if type(ext_tensor).__name__ == "PyCapsule":
+        ext_tensor = _Capsule(ext_tensor)
+    elif not hasattr(ext_tensor, "__dlpack__"):
+        raise TypeError(f"from_dlpack(): expected an object with __dlpack__ or a DLPack capsule, "
+                        f"got {type(ext_tensor).__name__}")
+    try:
+        a = np.from_dlpack(ext_tensor)
+    except (BufferError, TypeError, RuntimeError) as e:
+        raise BufferError(f"from_dlpack(): {e}") from None
+    if isinstance(ext_tensor, _Capsule) and not a.flags.writeable:
+        a = np.asarray(_Writable(a))
+    return from_numpy(a)
+
+
 def _resolve_dtype(dtype):
     if dtype is None or isinstance(dtype, _dtype_cls):
         return dtype

@@ -170,6 +170,21 @@ class Tensor(_autograd.TensorBase):
         """A NumPy array sharing this tensor's memory."""
         return np.asarray(self)
 
+    # ---- DLPack: zero-copy exchange with PyTorch, JAX, CuPy, ... (NumPy's implementation, as
+    # loom's CPU memory already is a NumPy array's) ----
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if self._h.device != 0:
+            raise BufferError("__dlpack__: only CPU tensors can be exported; use .cpu() first")
+        if self.requires_grad:
+            raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        kwargs = {"stream": stream, "dl_device": dl_device, "copy": copy}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        return self.numpy().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0) if self._h.device == 0 else (2, 0)   # kDLCPU / kDLCUDA
+
     def __repr__(self):
         a = self.numpy()
         fmt = {"bool": lambda b: "True" if b else "False"}
