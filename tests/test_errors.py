@@ -164,3 +164,12 @@ def test_sizes_whose_element_count_overflows_are_refused():
     with pytest.raises(ValueError, match="overflows int64"):
         loom.empty(2 ** 32, 2 ** 32)
     assert loom.ones(2).expand(0, 2 ** 62, 2).numel() == 0   # an empty dim: no overflow
+
+
+def test_a_failed_call_keeps_its_exception_while_its_temporaries_are_freed():
+    """Freeing a tensor over NumPy-lent memory runs a Python deleter: with the call's
+    exception in flight, that once replaced it with a SystemError."""
+    x = loom.arange(6.0).reshape(2, 3)
+    for _ in range(3):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'nonsense'"):
+            loom.gather(x, 1, loom.tensor([[0], [1]]), nonsense=1)

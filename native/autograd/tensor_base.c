@@ -24,18 +24,21 @@ static int Tensor_clear(TensorObj *t) {
     return 0;
 }
 
+/* Dropping the last reference may run a storage's deleter in Python (memory
+ * lent by NumPy, through cffi): an exception in flight, as when a call fails
+ * and its temporaries go, is set aside for it and restored after. */
 static void release_handle(PyObject *h) {
+    PyObject *et = NULL, *ev = NULL, *tb = NULL;
+    if (PyErr_Occurred()) PyErr_Fetch(&et, &ev, &tb);
     lm_tensor *p = lmag_cdata_pointer(h);
     if (p && release_fn) {
         release_fn(p);
-    } else if (py_release) {   /* keeps any exception of the one in flight */
-        PyObject *et, *ev, *tb;
-        PyErr_Fetch(&et, &ev, &tb);
+    } else if (py_release) {
         PyObject *r = PyObject_CallOneArg(py_release, h);
         if (!r) PyErr_WriteUnraisable(h);
         Py_XDECREF(r);
-        PyErr_Restore(et, ev, tb);
     }
+    if (et) PyErr_Restore(et, ev, tb);
 }
 
 /* Python subclasses visit and release their own type (CPython's subtype_*
