@@ -133,7 +133,8 @@ def test_out_of_the_wrong_shape(op):
             call_function(op, args, out=out)
         assert_message(err, op.name)
         assert out.tolist() == loom.zeros(shape).tolist(), "a refused out= must not be written"
-    with pytest.raises(TypeError, match="'out'") as err:
+    # an overloaded op reports the whole call, as PyTorch's "invalid combination of arguments"
+    with pytest.raises(TypeError, match="'out'|out=ndarray") as err:
         call_function(op, args, out=np.zeros(want.shape))
     assert_message(err, op.name)
 

@@ -80,6 +80,9 @@ def test_out_variant(case):
     assert r is out, "out= must return the tensor it was given"
     assert out.data_ptr() == ptr, "out= of the right shape must not be reallocated"
     _same(out, want, f"{op.name}(out=contiguous)")
+    empty = loom.empty(0, dtype=want.dtype)   # resized to the result, as PyTorch's out= is
+    assert call_function(op, args, out=empty) is empty
+    _same(empty, want, f"{op.name}(out=empty)")
     if want.ndim >= 2:   # a transposed (non-contiguous) output writes through to its base
         base = loom.zeros(tuple(want.shape)[::-1], dtype=want.dtype)
         r = call_function(op, args, out=base.T)

@@ -115,6 +115,7 @@ lm_tensor *lm_contiguous(lm_tensor *t);           /* new reference; `t` itself i
 lm_tensor *lm_cast(lm_tensor *t, int dtype);      /* new reference; `t` itself if already that dtype */
 int lm_copy_into(lm_tensor *dst, lm_tensor *src); /* broadcast + cast src into dst */
 int lm_check_writable(const lm_tensor *t);         /* RuntimeError if elements share memory (expand) */
+int lm_resize_empty(lm_tensor *out, int ndim, const int64_t *shape);   /* out= with no elements takes a shape */
 void lm_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
 int lm_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out);
 int lm_wrap_dim(int64_t dim, int ndim, int *out);   /* negative dims; IndexError when out of range */

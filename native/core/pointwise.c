@@ -41,15 +41,17 @@ static bool overlaps(const lm_tensor *out, const lm_tensor *in) {
 int lm_write_result(const char *name, lm_tensor *out, lm_tensor *result) {
     (void)name;
     if (lm_check_writable(out)) return -1;
+    if (!lm_can_cast(result->dtype, out->dtype))
+        return lm_set_error(LM_ERR_TYPE, "result type %s can't be cast to the desired output type %s",
+                            lm_dtype_name(result->dtype), lm_dtype_name(out->dtype));
+    if (!lm_same_shape(out, result) && lm_numel(out) == 0 && lm_resize_empty(out, result->ndim, result->shape))
+        return -1;
     if (!lm_same_shape(out, result)) {
         char a[256], b[256];
         lm_format_shape(a, sizeof a, out->ndim, out->shape);
         lm_format_shape(b, sizeof b, result->ndim, result->shape);
         return lm_set_error(LM_ERR_VALUE, "output with shape %s doesn't match the result shape %s", a, b);
     }
-    if (!lm_can_cast(result->dtype, out->dtype))
-        return lm_set_error(LM_ERR_TYPE, "result type %s can't be cast to the desired output type %s",
-                            lm_dtype_name(result->dtype), lm_dtype_name(out->dtype));
     return lm_copy_into(out, result);
 }
 
@@ -114,6 +116,13 @@ lm_tensor *lm_pointwise(const lm_pointwise_spec *spec, lm_tensor **ins, lm_tenso
     lm_tensor *target = NULL;    /* what the loop writes */
     if (out && lm_check_writable(out)) return NULL;
     if (out) {
+        if (!lm_can_cast(outdt, out->dtype)) {
+            lm_set_error(LM_ERR_TYPE, "result type %s can't be cast to the desired output type %s",
+                         lm_dtype_name(outdt), lm_dtype_name(out->dtype));
+            return NULL;
+        }
+        bool same = out->ndim == ndim && !memcmp(out->shape, shape, sizeof(int64_t) * (size_t)ndim);
+        if (!same && lm_numel(out) == 0 && lm_resize_empty(out, ndim, shape)) return NULL;
         int ond = 0;
         int64_t oshape[LM_MAX_DIMS];
         if (lm_broadcast_shapes(out->ndim, out->shape, ndim, shape, &ond, oshape)) return NULL;
@@ -122,11 +131,6 @@ lm_tensor *lm_pointwise(const lm_pointwise_spec *spec, lm_tensor **ins, lm_tenso
             lm_format_shape(a, sizeof a, out->ndim, out->shape);
             lm_format_shape(b, sizeof b, ndim, shape);
             lm_set_error(LM_ERR_VALUE, "output with shape %s doesn't match the broadcast shape %s", a, b);
-            return NULL;
-        }
-        if (!lm_can_cast(outdt, out->dtype)) {
-            lm_set_error(LM_ERR_TYPE, "result type %s can't be cast to the desired output type %s",
-                         lm_dtype_name(outdt), lm_dtype_name(out->dtype));
             return NULL;
         }
         if (out->dtype == outdt) { target = out; lm_retain(out); }

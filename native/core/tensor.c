@@ -37,6 +37,23 @@ void lm_release(lm_tensor *t) {
     free(t);
 }
 
+/* out= given an empty tensor takes the result's shape, as PyTorch resizes it:
+ * it gets a fresh contiguous storage of that shape (its views keep the old one). */
+int lm_resize_empty(lm_tensor *out, int ndim, const int64_t *shape) {
+    lm_tensor *fresh = lm_empty(ndim, shape, out->dtype, out->device);
+    if (!fresh) return -1;
+    lm_storage *old = out->storage;
+    __atomic_add_fetch(&fresh->storage->refcount, 1, __ATOMIC_RELAXED);
+    out->storage = fresh->storage;
+    out->offset = 0;
+    out->ndim = ndim;
+    memcpy(out->shape, fresh->shape, sizeof(int64_t) * (size_t)ndim);
+    memcpy(out->strides, fresh->strides, sizeof(int64_t) * (size_t)ndim);
+    storage_release(old);
+    lm_release(fresh);
+    return 0;
+}
+
 void lm_bump_version(lm_tensor *t) { __atomic_add_fetch(&t->storage->version, 1, __ATOMIC_RELAXED); }
 
 int lm_format_shape(char *buf, size_t cap, int ndim, const int64_t *shape) {
