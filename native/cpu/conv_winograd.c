@@ -23,6 +23,8 @@
 #define XI 16                              /* points of the 4x4 transform domain */
 #define BLOCK_BYTES ((int64_t)512 << 10)   /* a block's V and M: half a 1 MB L2 */
 #define MIN_CHANNELS 8                     /* fewer make GEMMs too thin to beat im2col's */
+#define MAX_CHANNELS 256   /* U[xi] outgrows L2 and each thin GEMM re-packs it: 512 took 1.4x im2col's time */
+#define MIN_BLOCK 64       /* below, packing U[xi] for a GEMM costs more than the L2 saves */
 #define MIN_WIDTH 15   /* narrower planes leave most vector lanes idle: at 8x8, twice im2col's time */
 
 /* The tiled tensor (N, g * Cgi, H, W), read as 4x4 tiles at stride 2 from (-ph, -pw),
@@ -272,7 +274,8 @@ static void tile_range(const job *J, float *scratch, float *acc, int64_t lo, int
 bool lm_winograd_applies(lm_conv_kind kind, const lm_conv_geom *G, int dt) {
     bool transposed = kind == LM_CONV_BACKWARD_INPUT;   /* tiles over the input plane, padded 2 - p */
     return dt == LM_FLOAT32 && G->kh == 3 && G->kw == 3 && G->sh == 1 && G->sw == 1 && G->dh == 1 && G->dw == 1 &&
-           G->Cg >= MIN_CHANNELS && G->Og >= MIN_CHANNELS && (transposed ? G->W : G->OW) >= MIN_WIDTH &&
+           G->Cg >= MIN_CHANNELS && G->Og >= MIN_CHANNELS && G->Cg <= MAX_CHANNELS && G->Og <= MAX_CHANNELS &&
+           (transposed ? G->W : G->OW) >= MIN_WIDTH &&
            (!transposed || (G->ph <= 2 && G->pw <= 2));
 }
 
@@ -300,7 +303,8 @@ int lm_winograd_run(lm_conv_kind kind, const lm_conv_geom *G, const float *a, co
     if (nt > W->tiles) nt = (int)W->tiles;
     int64_t block = BLOCK_BYTES / ((int64_t)sizeof(float) * XI * (W->Cgi + W->Cgo));
     int64_t share = (W->tiles + nt - 1) / nt;
-    W->block = block < 16 ? 16 : block > share ? share : block;
+    W->block = block < MIN_BLOCK ? MIN_BLOCK : block;
+    if (W->block > share) W->block = share;
 
     /* V and M, and the rows a run's transform reads (4 of them) or writes (2) */
     size_t per = up(sizeof(float) * (size_t)(XI * (W->Cgi + W->Cgo) * row_stride(W->block) +
