@@ -59,6 +59,11 @@ def _conv2d_padding_str(input, weight, bias, stride, padding, dilation, groups):
     return out
 
 
+# ---- padding ----
+def pad(input, pad, mode="constant", value=None):
+    return _L.pad(input, pad, mode, value)
+
+
 # ---- pooling ----
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     stride = [] if stride is None else stride
