@@ -141,6 +141,7 @@ SAME_ERRORS = [
     ((3, 4), [4, 0], "reflect", None, ValueError, r"Padding size should be less than the corresponding input "
                                                   r"dimension, but got: padding \(4, 0\) at dimension 1 of input \[3, 4\]"),
     ((2, 3, 4, 5), [1, 1, 5, 1], "reflect", None, ValueError, r"padding \(5, 1\) at dimension 2 of input \[2, 3, 4, 5\]"),
+    ((2, 3, 4, 5), [5, 0, 5, 0], "reflect", None, ValueError, r"padding \(5, 0\) at dimension 3"),   # pad's order
     ((3, 4), [-4, 0], "replicate", None, ValueError, r"input \(W: 4\) is too small. Calculated output W: 0"),
     ((3, 4), [-3, -1], "reflect", None, ValueError, r"input \(W: 4\) is too small"),
     ((0, 4), [1, 1], "reflect", None, ValueError, r"Expected 2D or 3D \(batch mode\) tensor with possibly 0 batch "

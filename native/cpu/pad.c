@@ -122,7 +122,7 @@ static int pad_geom(padgeom *G, int ndim, const int64_t *in, const int64_t *pad,
     memcpy(G->out, in, sizeof(int64_t) * (size_t)ndim);
     if (check_dims(G, pad_len)) return -1;
     int64_t total = 0;
-    for (int d = G->first; d < ndim; d++) {
+    for (int d = ndim - 1; d >= G->first; d--) {   /* in pad's order, so the first bad pair is reported */
         int64_t l = pad[2 * (ndim - 1 - d)], r = pad[2 * (ndim - 1 - d) + 1];
         if (check_sides(G, d, l, r)) return -1;
         if (__builtin_add_overflow(in[d], l + r, &G->out[d]))
