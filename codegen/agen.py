@@ -1,4 +1,5 @@
 """How derivatives map onto generated Python: node classes and recorders."""
+import ast
 from types import SimpleNamespace
 
 
@@ -33,6 +34,20 @@ def inputs_expr(d):
     return f"({', '.join(parts)},)" if parts else "()"
 
 
+def qualified(d, expr):
+    """expr with each call of a name that one of d's arguments shadows (pad_backward's
+    `pad(grad, pad, mode)`) made a call of the op, `_ops.pad(...)`: no argument is callable."""
+    args = set(arg_names(d))
+    calls = [n.func for n in ast.walk(ast.parse(expr, mode="eval"))
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in args]
+    starts = [0]
+    for line in expr.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    for at in sorted((starts[f.lineno - 1] + f.col_offset for f in calls), reverse=True):
+        expr = expr[:at] + "_ops." + expr[at:]
+    return expr
+
+
 def steps(d):
     """One step per Tensor argument (or per multi-input formula), in edge order."""
     by_input = {}
@@ -47,11 +62,11 @@ def steps(d):
         if f is None:   # a Tensor[] without a gradient (index tensors) still has one edge per element
             out.append(SimpleNamespace(kind="none_list", arg=a.name) if a.type.is_list else SimpleNamespace(kind="none"))
         elif a.type.is_list:
-            out.append(SimpleNamespace(kind="list", expr=f.expr, arg=a.name))
+            out.append(SimpleNamespace(kind="list", expr=qualified(d, f.expr), arg=a.name))
         elif len(f.inputs) == 1:
-            out.append(SimpleNamespace(kind="one", expr=f.expr))
+            out.append(SimpleNamespace(kind="one", expr=qualified(d, f.expr)))
         else:
-            out.append(SimpleNamespace(kind="multi", expr=f.expr, n=len(f.inputs)))
+            out.append(SimpleNamespace(kind="multi", expr=qualified(d, f.expr), n=len(f.inputs)))
             done.update(f.inputs)
         done.add(a.name)
     return out
@@ -84,7 +99,7 @@ def jvp_expr(d):
     tensors = [a for a in d.op.schema.args if a.type.base == "Tensor"]
     if d.forward is not None and not any(a.type.is_list for a in tensors):
         params = ", ".join(f"{a.name}_t" for a in tensors)
-        return f"lambda {params}: {d.forward.expr}"
+        return f"lambda {params}: {qualified(d, d.forward.expr)}"
     lists = [a for a in tensors if a.type.is_list]
     fname = f"_ops.{d.op.name}" if "function" in d.op.variants else None
     names = [a.name if not a.kwonly else f"{a.name}={a.name}" for a in d.op.schema.args]

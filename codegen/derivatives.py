@@ -83,6 +83,12 @@ def _names(expr, err):
     return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
 
 
+def _called_args(expr, args):
+    """Arguments a formula calls: the generator turns such a call into the op's (see agen.qualified)."""
+    return sorted({n.func.id for n in ast.walk(ast.parse(expr, mode="eval"))
+                   if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in args})
+
+
 def load(path, ops_model):
     path = Path(path)
     data = yamlload.load(path)
@@ -115,6 +121,7 @@ def load(path, ops_model):
             err(f"duplicate entry for {schema.full_name} (first on line {seen[schema.full_name]})")
         seen[schema.full_name] = line
         tensor_args = [a.name for a in op.schema.args if a.type.base == "Tensor"]
+        arg_names = {a.name for a in op.schema.args}
         result_names = ["result"] if len(op.schema.returns) == 1 else [r.name for r in op.schema.returns]
         allowed = set(a.name for a in op.schema.args) | {"grad", "grads"} | set(result_names) | set(HELPERS) \
             | op_names | set(BUILTINS)
@@ -128,6 +135,9 @@ def load(path, ops_model):
             for n in sorted(names - fw_allowed):
                 err(f"forward formula names '{n}', which is not an argument, a tangent ({tensor_args[0]}_t, ...), "
                     f"result or a known helper{did_you_mean(n, fw_allowed)}", "result")
+            for n in _called_args(str(entry["result"]), arg_names):
+                if n not in op_names:
+                    err(f"forward formula calls '{n}', an argument of {schema.full_name} and no loom op", "result")
             forward = Formula(tuple(tensor_args), str(entry["result"]), names, entry.key_lines["result"])
         for key, expr in entry.items():
             if key in KEYS:
@@ -146,6 +156,9 @@ def load(path, ops_model):
             for n in sorted(names - allowed):
                 err(f"formula for '{key}' names '{n}', which is not an argument of {schema.full_name}, "
                     f"grad, result or a known helper{did_you_mean(n, allowed)}", key)
+            for n in _called_args(str(expr), arg_names):
+                if n not in op_names:
+                    err(f"formula for '{key}' calls '{n}', an argument of {schema.full_name} and no loom op", key)
             formulas.append(Formula(inputs, str(expr), names, entry.key_lines.get(key, line)))
         nd = entry.get("non_differentiable", False)
         if nd is not True and nd is not False:

@@ -48,6 +48,23 @@ def conv2d_backward_weight(g, x, weight_size, stride, padding, dilation, groups)
     return _vjp(lambda w: conv2d(x, w, None, stride, padding, dilation, groups), w0, g)
 
 
+
+def pad(x, pad, mode="constant", value=None):
+    """torch.nn.functional.pad with np.pad: circular wraps around what its negative pads leave;
+    the other modes pad first and crop after (reflect and replicate read the uncropped edges)."""
+    k = len(pad) // 2
+    sides = [(0, 0)] * (x.ndim - k) + [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(k))]
+    crop = lambda a: a[tuple(slice(-min(l, 0), a.shape[d] + min(r, 0)) for d, (l, r) in enumerate(sides))]
+    grow = [(max(l, 0), max(r, 0)) for l, r in sides]
+    if mode == "circular":
+        return np.pad(crop(x), grow, mode="wrap")
+    if mode == "constant":
+        return crop(np.pad(x, grow, constant_values=0 if value is None else value))
+    return crop(np.pad(x, grow, mode={"reflect": "reflect", "replicate": "edge"}[mode]))
+
+def pad_backward(g, input_size, pads, mode):
+    return _vjp(lambda x: pad(x, pads, mode), np.zeros(input_size, dtype=g.dtype), g)
+
 def _out(n, k, s, p, d, ceil):
     span = n + 2 * p - d * (k - 1) - 1
     o = (-(-span // s) if ceil else span // s) + 1

@@ -139,6 +139,9 @@ D_BAD = [
     ("composite takes no entry", "- name: zeros_like(Tensor self, *, ScalarType? dtype=None) -> Tensor\n"
      "  self: grad\n", 1, r"is composite"),
     ("duplicate entry", D_GOOD + D_GOOD, 3, r"duplicate entry for neg"),
+    ("calls an argument", "- name: softmax_backward(Tensor grad_output, Tensor output, int dim) -> Tensor\n"
+     "  grad_output: dim(grad)\n  output: grad\n", 2,
+     r"formula for 'grad_output' calls 'dim', an argument of softmax_backward and no loom op"),
 ]
 
 
@@ -170,3 +173,15 @@ def test_differentiable_op_without_entry_is_an_error(tmp_path):
     path.write_text(text)
     with pytest.raises(SpecError, match=r"exp is differentiable but has no entry"):
         derivatives.load(path, m)
+
+
+def test_a_call_of_an_op_an_argument_shadows_calls_the_op():
+    """A formula of an op with an argument `pad` calling `pad(grad, pad)`: the call is loom's pad,
+    the argument stays the list."""
+    from types import SimpleNamespace
+    from codegen import agen
+    from codegen.schema import Schema
+    d = SimpleNamespace(op=SimpleNamespace(schema=Schema.parse("f(Tensor self, int[] pad, str mode) -> Tensor")))
+    assert agen.qualified(d, "pad(grad, pad, mode)") == "_ops.pad(grad, pad, mode)"
+    assert agen.qualified(d, "neg(pad(grad,\n pad(1), mode))") == "neg(_ops.pad(grad,\n _ops.pad(1), mode))"
+    assert agen.qualified(d, "grad * len(pad)") == "grad * len(pad)"

@@ -72,6 +72,11 @@ CONV = [
     dict(groups=2, bias=False),
     dict(padding="same", dilation=2),
     dict(padding="valid"),
+    dict(padding=1, padding_mode="reflect"),
+    dict(padding=(2, 1), stride=(2, 1), padding_mode="replicate", bias=False),
+    dict(padding=(1, 3), dilation=(2, 1), groups=2, padding_mode="circular"),
+    dict(padding="same", dilation=(2, 1), padding_mode="reflect"),
+    dict(padding="valid", padding_mode="circular"),
 ]
 
 
@@ -80,9 +85,32 @@ def test_conv2d(kw):
     check_module(tnn.Conv2d(4, 6, 3, **kw), nn.Conv2d(4, 6, 3, **kw), rand(2, 4, 9, 8), atol=1e-4)
 
 
-def test_conv2d_same_even_kernel_pads_bottom_right():
-    check_module(tnn.Conv2d(2, 3, (4, 2), padding="same"), nn.Conv2d(2, 3, (4, 2), padding="same"),
-                 rand(2, 2, 7, 6), atol=1e-4)
+@pytest.mark.parametrize("padding_mode", ["zeros", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize("kernel_size,dilation", [((4, 2), 1), ((2, 3), (3, 2)), ((3, 4), (1, 3))], ids=str)
+def test_conv2d_same_with_even_totals_pads_bottom_right(padding_mode, kernel_size, dilation):
+    kw = dict(padding="same", dilation=dilation, padding_mode=padding_mode)
+    tm, lm = tnn.Conv2d(2, 3, kernel_size, **kw), nn.Conv2d(2, 3, kernel_size, **kw)
+    assert lm._reversed_padding_repeated_twice == tm._reversed_padding_repeated_twice
+    ly, _ = check_module(tm, lm, rand(2, 2, 7, 6), atol=1e-4)
+    assert ly.shape == (2, 3, 7, 6)
+
+
+@pytest.mark.parametrize("padding_mode", ["zeros", "reflect", "replicate", "circular"])
+def test_conv2d_padding_modes_keep_pytorchs_attributes_and_state(padding_mode):
+    kw = dict(padding=(1, 2), padding_mode=padding_mode)
+    tm, lm = tnn.Conv2d(2, 4, 3, **kw), nn.Conv2d(2, 4, 3, **kw)
+    assert lm._reversed_padding_repeated_twice == tm._reversed_padding_repeated_twice == (2, 2, 1, 1)
+    assert lm.padding_mode == padding_mode and list(lm.state_dict()) == list(tm.state_dict()) == ["weight", "bias"]
+    assert repr(lm) == repr(tm)
+    check_module(tm, lm, rand(2, 5, 6), atol=1e-4)   # unbatched (C, H, W)
+
+
+def test_conv2d_padding_mode_errors_come_from_pad():
+    with pytest.raises(ValueError, match=r"^pad\(\): Padding size should be less than the corresponding input "
+                                         r"dimension, but got: padding \(5, 5\) at dimension 3 of input \[1, 2, 4, 4\]"):
+        nn.Conv2d(2, 3, 3, padding=5, padding_mode="reflect")(loom.zeros(1, 2, 4, 4))
+    with pytest.raises(ValueError, match="Padding value causes wrapping around more than once"):
+        nn.Conv2d(2, 3, 3, padding=5, padding_mode="circular")(loom.zeros(1, 2, 4, 4))
 
 
 def test_conv2d_unbatched_input():
@@ -94,8 +122,10 @@ def test_conv2d_constructor_errors():
         nn.Conv2d(3, 4, 3, groups=2)
     with pytest.raises(ValueError, match="strided"):
         nn.Conv2d(3, 3, 3, stride=2, padding="same")
-    with pytest.raises(ValueError, match="padding_mode"):
+    with pytest.raises(ValueError, match="padding_mode must be one of .*, but got padding_mode='mirror'"):
         nn.Conv2d(3, 3, 3, padding_mode="mirror")
+    with pytest.raises(ValueError, match="Invalid padding string 'full'"):
+        nn.Conv2d(3, 3, 3, padding="full")
 
 
 # ---- pooling ----
@@ -372,6 +402,27 @@ def test_small_cnn_forward_backward_matches_torch():
 
 
 # ---- functional-only behaviour ----
+@pytest.mark.parametrize("kernel,dilation", [((2, 3), 1), ((4, 4), (1, 3)), ((3, 3), 2)], ids=str)
+def test_functional_conv2d_same_values_and_gradients(kernel, dilation):
+    arrays = [rand(2, 4, 7, 6, dtype=np.float64), rand(6, 2, *kernel, dtype=np.float64), rand(6, dtype=np.float64)]
+    ls = [loom.tensor(a, requires_grad=True) for a in arrays]
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    ly = F.conv2d(*ls, padding="same", dilation=dilation, groups=2)
+    ty = torch.nn.functional.conv2d(*ts, padding="same", dilation=dilation, groups=2)
+    close(ly, ty, 1e-10)
+    g = rand(*ty.shape, dtype=np.float64)
+    ly.backward(loom.tensor(g))
+    ty.backward(torch.tensor(g))
+    for lt, tt in zip(ls, ts):
+        close(lt.grad, tt.grad, 1e-10)
+    small = [loom.tensor(rand(1, 2, 4, 3, dtype=np.float64), requires_grad=True),
+             loom.tensor(rand(2, 2, *kernel, dtype=np.float64), requires_grad=True)]
+    fn = lambda x, w: F.conv2d(x, w, padding="same", dilation=dilation)
+    assert loom.autograd.gradcheck(fn, small) and loom.autograd.gradgradcheck(fn, small)
+    with pytest.raises(ValueError, match="^conv2d\\(\\): padding='same' is not supported for strided convolutions"):
+        F.conv2d(ls[0], ls[1], padding="same", stride=(1, 2), groups=2)
+
+
 def test_functional_softmax_implicit_dim_warns():
     x = rand(2, 3)
     with pytest.warns(UserWarning, match="Implicit dimension choice"):

@@ -21,9 +21,6 @@ class Conv2d(Module):
         if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
             raise ValueError(f"padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got "
                              f"padding_mode='{padding_mode}'")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"Conv2d: padding_mode='{padding_mode}' is not supported by loom yet "
-                                      f"(it needs a pad op); use 'zeros'")
         self.kernel_size = pair(kernel_size, "kernel_size")
         self.stride = pair(stride, "stride")
         self.dilation = pair(dilation, "dilation")
@@ -35,6 +32,7 @@ class Conv2d(Module):
             self.padding = padding
         else:
             self.padding = pair(padding, "padding")
+        self._reversed_padding_repeated_twice = self._pad_arg()
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.transposed, self.output_padding, self.padding_mode = False, (0, 0), padding_mode
         self.weight = empty_param((out_channels, in_channels // groups) + self.kernel_size, dtype, device)
@@ -52,7 +50,20 @@ class Conv2d(Module):
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
 
+    def _pad_arg(self):
+        """F.pad's argument for a padding_mode other than zeros, as PyTorch's attribute of this name: (left, right,
+        top, bottom); 'same' puts the odd one of an odd total on the right/bottom (a list, as in PyTorch)."""
+        if self.padding == "valid":
+            return [0, 0, 0, 0]
+        if self.padding == "same":
+            totals = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
+            return [n for t in reversed(totals) for n in (t // 2, t - t // 2)]
+        return tuple(p for p in reversed(self.padding) for _ in range(2))
+
     def forward(self, input):
+        if self.padding_mode != "zeros":
+            return F.conv2d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                            self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self):
@@ -65,4 +76,6 @@ class Conv2d(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s

@@ -46,17 +46,18 @@ def _conv2d_padding_str(input, weight, bias, stride, padding, dilation, groups):
         raise ValueError(f"conv2d(): invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
     if _pair(stride) != (1, 1):
         raise ValueError("conv2d(): padding='same' is not supported for strided convolutions")
-    dil = _pair(dilation)
-    totals = [d * (k - 1) for d, k in zip(dil, weight.shape[-2:])]
-    # PyTorch pads the extra row/column of an odd total on the bottom/right: pad
-    # ceil(total/2) on both sides, then drop the first output row/column
-    pads = [(t + 1) // 2 for t in totals]
-    out = _L.conv2d(input, weight, bias, 1, pads, dilation, groups)
-    if totals[0] % 2:
-        out = out[..., 1:, :]
-    if totals[1] % 2:
-        out = out[..., 1:]
-    return out
+    if not isinstance(weight, _L.Tensor) or weight.ndim != 4:   # the op reports the bad weight
+        return _L.conv2d(input, weight, bias, 1, 0, dilation, groups)
+    totals = [d * (k - 1) for d, k in zip(_pair(dilation), weight.shape[-2:])]
+    # PyTorch puts the odd one of an odd total on the bottom/right: that one by pad, the rest by the op
+    if totals[0] % 2 or totals[1] % 2:
+        input = _L.pad(input, [0, totals[1] % 2, 0, totals[0] % 2])
+    return _L.conv2d(input, weight, bias, 1, [t // 2 for t in totals], dilation, groups)
+
+
+# ---- padding ----
+def pad(input, pad, mode="constant", value=None):
+    return _L.pad(input, pad, mode, value)
 
 
 # ---- pooling ----
