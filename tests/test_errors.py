@@ -173,3 +173,17 @@ def test_a_failed_call_keeps_its_exception_while_its_temporaries_are_freed():
     for _ in range(3):
         with pytest.raises(TypeError, match="unexpected keyword argument 'nonsense'"):
             loom.gather(x, 1, loom.tensor([[0], [1]]), nonsense=1)
+
+
+@pytest.mark.parametrize("name, call", [
+    ("conv2d", lambda F, w: F.conv2d("oops", w)),
+    ("conv2d", lambda F, w: F.conv2d("oops", w, padding="same")),
+    ("linear", lambda F, w: F.linear("oops", w)),
+    ("max_pool2d", lambda F, w: F.max_pool2d("oops", 2)),
+    ("pad", lambda F, w: F.pad("oops", [1, 1])),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_functional_names_itself_for_a_non_tensor_input(name, call):
+    import loom.nn.functional as F
+    with pytest.raises(TypeError, match=f"{name}\\(\\): argument 'input' must be Tensor, not str|"
+                                        f"{name}\\(\\): argument 'self' must be Tensor, not str"):
+        call(F, loom.ones(2, 1, 3, 3))

@@ -28,7 +28,7 @@ def linear(input, weight, bias=None):
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    if input.ndim == 3:   # an unbatched (C, H, W) input, as PyTorch accepts
+    if isinstance(input, _L.Tensor) and input.ndim == 3:   # an unbatched (C, H, W) input, as PyTorch accepts
         return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
     if isinstance(padding, str):
         return _conv2d_padding_str(input, weight, bias, stride, padding, dilation, groups)
