@@ -156,6 +156,19 @@ def kernel_call(op, mode, scalar_input=-1):
     return f"LM_PW_{op.kernel}({', '.join(args)})"
 
 
+def check_call(op):
+    """The kernel header's check applied to the op's arguments before the loop: the compute
+    dtype, then the schema's arguments in order (Tensors as lm_tensor *, the rest from the ctx)."""
+    args, k = ["compute"], 0
+    for a in op.schema.args:
+        if a.type.base == "Tensor":
+            args.append(f"ins[{k}]")
+            k += 1
+        else:
+            args.append(f"c->{a.name}")
+    return f"LM_PW_{op.kernel}_CHECK({', '.join(args)})"
+
+
 def ctype(dt):
     return CTYPES[dt]
 

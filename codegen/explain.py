@@ -35,6 +35,8 @@ def explain(model, derivs, name, native):
             out.append(f"  kernel: {where}")
             if op.kind == "pointwise":
                 out.append(f"  promotion: {op.promote}")
+                if op.check:
+                    out.append(f"  check before the loop: {cgen.check_call(op)}")
         d = by.get(s.full_name)
         if d is None:
             out.append("  autograd: " + ("through its parts" if op.kind == "composite" else "none (no entry)"))

@@ -25,7 +25,7 @@ typedef enum { LM_CPU = 0, LM_CUDA = 1 } lm_device;
 /* Error codes map to Python exceptions (see python/loom/_errors.py). */
 typedef enum {
     LM_OK = 0, LM_ERR_TYPE = 1, LM_ERR_VALUE = 2, LM_ERR_INDEX = 3,
-    LM_ERR_RUNTIME = 4, LM_ERR_MEMORY = 5, LM_ERR_NOTIMPL = 6
+    LM_ERR_RUNTIME = 4, LM_ERR_MEMORY = 5, LM_ERR_NOTIMPL = 6, LM_ERR_ZERODIV = 7
 } lm_errcode;
 
 /* A Python number crossing into C: kind 0 bool, 1 int, 2 float, -1 None. */

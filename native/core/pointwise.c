@@ -98,6 +98,7 @@ static lm_tensor *fast_path(const lm_pointwise_spec *spec, lm_tensor **ins, int 
 lm_tensor *lm_pointwise(const lm_pointwise_spec *spec, lm_tensor **ins, lm_tensor *out, const void *ctx) {
     int n = spec->ninputs, compute, outdt;
     if (result_dtype(spec, ins, &compute, &outdt, ctx)) return NULL;
+    if (spec->check && spec->check(ins, compute, ctx)) return NULL;
     if (!out) {
         lm_tensor *r = fast_path(spec, ins, compute, outdt, ctx);
         if (r || lm_error_code()) return r;

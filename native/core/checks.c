@@ -1,0 +1,35 @@
+/* Argument checks that several ops share, run before an op writes anything
+ * (a pointwise header's LM_PW_NAME_CHECK calls them; see ops_support.h). */
+#include "ops_support.h"
+
+/* "Is any element zero" over one operand; ctx points at the bool to set. */
+#define ZERO_SCAN(name, T)                                                     \
+    static void name(char **d, const int64_t *s, int64_t n, const void *ctx) { \
+        for (int64_t i = 0; i < n; i++)                                        \
+            if (*(const T *)(d[0] + i * s[0]) == 0) { *(bool *)ctx = true; return; } \
+    }
+ZERO_SCAN(zero_scan_b, bool)
+ZERO_SCAN(zero_scan_u8, uint8_t)
+ZERO_SCAN(zero_scan_i32, int32_t)
+ZERO_SCAN(zero_scan_i64, int64_t)
+static const lm_loop_fn zero_scans[LM_NUM_DTYPES] = {
+    [LM_BOOL] = zero_scan_b, [LM_UINT8] = zero_scan_u8, [LM_INT32] = zero_scan_i32, [LM_INT64] = zero_scan_i64};
+
+/* Integer // and % by zero have no value (C traps; PyTorch raises). The divisor is
+ * looked at in the compute dtype, where 256 is a uint8 zero; an empty result
+ * divides nothing, and otherwise broadcasting uses every divisor element. */
+int lm_check_divisor(int compute, lm_tensor *dividend, lm_tensor *divisor) {
+    if (!lm_is_integral(compute, true) || !lm_numel(dividend) || !lm_numel(divisor)) return 0;
+    lm_tensor *d = lm_cast(divisor, compute);
+    if (!d) return -1;
+    lm_iter it;
+    bool zero = false;
+    int err = lm_iter_init(&it, 1, &d, d->ndim, d->shape);
+    if (!err) {
+        lm_iter_order_by(&it, 0);
+        lm_iter_run(&it, zero_scans[compute], &zero);
+    }
+    lm_release(d);
+    if (err) return -1;
+    return zero ? lm_set_error(LM_ERR_ZERODIV, "ZeroDivisionError: integer division or modulo by zero") : 0;
+}
