@@ -153,6 +153,49 @@ def test_integer_division_by_zero_raises_where_pytorch_does(case, dt):
     assert torch_raises == (dt in RAISES[case])
 
 
+# x = [1, 2, 3] (True, False, True as bool); only a Python int exponent below zero is refused
+POWERS = {
+    "number": (lambda m, x: x ** -1, True),
+    "function": (lambda m, x: m.pow(x, -2), True),
+    "inplace": (lambda m, x: x.pow_(-1), True),
+    "float-number": (lambda m, x: x ** -1.0, False),
+    "zero-number": (lambda m, x: x ** 0, False),
+    "one-number": (lambda m, x: x ** 1, False),
+    "0d-tensor": (lambda m, x: x ** m.tensor(-1), False),
+    "tensor": (lambda m, x: x ** m.tensor([-1, 2, -2]), False),
+    "number-base": (lambda m, x: 2 ** -x.long(), False),
+}
+
+
+@pytest.mark.parametrize("dt", ["bool", "uint8", "int32", "int64", "float32"])
+@pytest.mark.parametrize("case", POWERS)
+def test_integer_tensors_to_negative_int_powers_are_refused(case, dt):
+    call, integral_raises = POWERS[case]
+    x = loom.tensor([1, 2, 3]).to(ldt(dt))
+    if integral_raises and dt != "float32":
+        with pytest.raises(RuntimeError, match=r"^pow_?\(\): Integers to negative integer powers are not allowed\.$"):
+            call(loom, x)
+        assert x.tolist() == loom.tensor([1, 2, 3]).to(ldt(dt)).tolist()
+    else:
+        call(loom, x)
+
+
+@pytest.mark.parametrize("dt", ["bool", "uint8", "int32", "int64", "float32"])
+@pytest.mark.parametrize("case", POWERS)
+def test_integer_powers_match_pytorch(case, dt):
+    torch = pytest.importorskip("torch")
+    call = POWERS[case][0]
+    try:
+        want = call(torch, torch.tensor([1, 2, 3]).to(getattr(torch, dt)))
+    except RuntimeError as e:
+        assert "Integers to negative integer powers are not allowed." in str(e)
+        with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed."):
+            call(loom, loom.tensor([1, 2, 3]).to(ldt(dt)))
+        return
+    got = call(loom, loom.tensor([1, 2, 3]).to(ldt(dt)))
+    assert got.dtype.name == str(want.dtype).removeprefix("torch.") and got.tolist() == want.tolist()
+
+
 def test_integer_extremes_do_not_trap():
     """INT_MIN // -1 overflows (a hardware trap in C); PyTorch and NumPy wrap."""
     for dt, lo in (("int32", -2 ** 31), ("int64", -2 ** 63)):

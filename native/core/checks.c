@@ -33,3 +33,15 @@ int lm_check_divisor(int compute, lm_tensor *dividend, lm_tensor *divisor) {
     if (err) return -1;
     return zero ? lm_set_error(LM_ERR_ZERODIV, "ZeroDivisionError: integer division or modulo by zero") : 0;
 }
+
+/* NumPy's rule, which PyTorch follows for a Python number exponent: an integer
+ * (or bool) tensor to a negative integer power has no integer value. A tensor
+ * exponent is not checked (its negative powers truncate toward zero). */
+int lm_check_int_pow(lm_tensor *self, lm_tensor *exponent) {
+    if (!lm_is_integral(self->dtype, true) || !(exponent->flags & LM_FLAG_WRAPPED_NUMBER)) return 0;
+    lm_scalar e;
+    if (lm_item(exponent, &e)) return -1;
+    if (e.kind == 1 && e.i < 0)
+        return lm_set_error(LM_ERR_RUNTIME, "Integers to negative integer powers are not allowed.");
+    return 0;
+}
