@@ -164,3 +164,47 @@ def test_sizes_whose_element_count_overflows_are_refused():
     with pytest.raises(ValueError, match="overflows int64"):
         loom.empty(2 ** 32, 2 ** 32)
     assert loom.ones(2).expand(0, 2 ** 62, 2).numel() == 0   # an empty dim: no overflow
+
+
+ALPHA_REFUSED = "For integral input tensors, argument alpha must not be a floating point number."
+BOOL_ALPHA_REFUSED = "Boolean alpha only supported for Boolean results."
+
+
+def test_alpha_must_fit_the_result_dtype():
+    """add/sub multiply by alpha in the result dtype: PyTorch refuses a float alpha for integer or
+    bool results (loom truncated it) and a bool alpha for non-bool results."""
+    i, b, f = loom.tensor([1, 2]), loom.tensor([True, False]), loom.tensor([1.0, 2.0])
+    for call, name, msg in ((lambda: loom.add(i, i, alpha=0.5), "add", ALPHA_REFUSED),
+                            (lambda: loom.sub(i, 2, alpha=1.0), "sub", ALPHA_REFUSED),
+                            (lambda: 3 - i.sub(i, alpha=0.5), "sub", ALPHA_REFUSED),
+                            (lambda: loom.add(b, b, alpha=0.5), "add", ALPHA_REFUSED),
+                            (lambda: i.add_(i, alpha=0.5), "add_", ALPHA_REFUSED),
+                            (lambda: loom.add(i, i, alpha=True), "add", BOOL_ALPHA_REFUSED),
+                            (lambda: loom.add(f, f, alpha=False), "add", BOOL_ALPHA_REFUSED)):
+        with pytest.raises(RuntimeError, match=rf"^{name}\(\): {re.escape(msg)}$"):
+            call()
+    assert i.tolist() == [1, 2]
+    assert loom.add(i, f, alpha=0.5).tolist() == [1.5, 3.0]   # a float result takes a float alpha
+    assert loom.add(i, i, alpha=3).tolist() == [4, 8] and loom.add(b, b, alpha=True).tolist() == [True, False]
+    assert loom.add(b, b, alpha=2).tolist() == [True, False]
+
+
+@pytest.mark.parametrize("dtypes", [("int64", "int64"), ("uint8", "int32"), ("int32", "float32"), ("float64", "uint8"),
+                                    ("bool", "bool"), ("bool", "int64")])
+@pytest.mark.parametrize("alpha", [0.5, 1.0, 2, True])
+@pytest.mark.parametrize("name", ["add", "sub"])
+def test_alpha_is_refused_where_pytorch_refuses_it(name, alpha, dtypes):
+    torch = pytest.importorskip("torch")
+    if name == "sub" and "bool" in dtypes:
+        pytest.skip("sub of bool tensors: test_sub_of_bool_tensors_is_refused")
+    x, y = [1, 0, 3], [2, 1, 0]
+    lx, ly = loom.tensor(x).to(getattr(loom, dtypes[0])), loom.tensor(y).to(getattr(loom, dtypes[1]))
+    tx, ty = torch.tensor(x).to(getattr(torch, dtypes[0])), torch.tensor(y).to(getattr(torch, dtypes[1]))
+    try:
+        want = getattr(torch, name)(tx, ty, alpha=alpha)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError, match=re.escape(str(e))):
+            getattr(loom, name)(lx, ly, alpha=alpha)
+        return
+    got = getattr(loom, name)(lx, ly, alpha=alpha)
+    assert got.dtype.name == str(want.dtype).removeprefix("torch.") and got.tolist() == want.tolist()

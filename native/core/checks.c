@@ -45,3 +45,14 @@ int lm_check_int_pow(lm_tensor *self, lm_tensor *exponent) {
         return lm_set_error(LM_ERR_RUNTIME, "Integers to negative integer powers are not allowed.");
     return 0;
 }
+
+/* add/sub's alpha multiplies in the compute dtype: a float alpha has no integer
+ * value (PyTorch refuses rather than truncate), a bool one means only "or" in bool. */
+int lm_check_alpha(int compute, lm_scalar alpha) {
+    if (alpha.kind == 0 && compute != LM_BOOL)
+        return lm_set_error(LM_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
+    if (alpha.kind == 2 && !lm_is_floating(compute))
+        return lm_set_error(LM_ERR_RUNTIME,
+                            "For integral input tensors, argument alpha must not be a floating point number.");
+    return 0;
+}

@@ -59,6 +59,7 @@ lm_tensor *lm_reduce(const lm_reduce_spec *spec, lm_tensor *self, const int64_t 
  * Each returns 0, or -1 with the error set. */
 int lm_check_divisor(int compute, lm_tensor *dividend, lm_tensor *divisor);   /* integer division by zero */
 int lm_check_int_pow(lm_tensor *self, lm_tensor *exponent);   /* integer tensor ** negative Python int */
+int lm_check_alpha(int compute, lm_scalar alpha);              /* add/sub: alpha's kind fits the dtype */
 
 /* Generic out=/in-place for ops without a native out path: check, cast, copy. */
 int lm_write_result(const char *name, lm_tensor *out, lm_tensor *result);
