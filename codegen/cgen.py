@@ -200,6 +200,7 @@ def entry_args(op):
     return out
 
 
-def promoting_scalars(op):
-    """The ctx fields holding Scalars that take part in promotion (promote: scalars)."""
-    return [a.name for a in op.ctx_args if a.type.base == "Scalar"] if op.promote == "scalars" else []
+def scalar_fields(op):
+    """The ctx fields holding Scalars: the driver checks each fits the compute dtype, and with
+    promote: scalars they take part in promotion."""
+    return [a.name for a in op.ctx_args if a.type.base == "Scalar"]

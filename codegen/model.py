@@ -181,6 +181,8 @@ def _check_kind(op, err):
             err("a pointwise op needs at least one Tensor input")
         if len(op.inputs) > 3:
             err("pointwise ops take at most 3 Tensor inputs")
+        if sum(a.type.base == "Scalar" for a in s.args) > 4:
+            err("pointwise ops take at most 4 Scalar arguments")
     if op.kind == "reduction":
         allowed = {"self": "Tensor", "dim": "int", "keepdim": "bool", "dtype": "ScalarType"}
         for a in s.args:

@@ -1,10 +1,12 @@
 """Bad input raises a clear exception naming the op, never a crash."""
+import math
 import re
 
 import numpy as np
 import pytest
 
 import loom
+from helpers import ldt
 from opinputs import MODEL
 
 BINARY_POINTWISE = [op for op in MODEL.ops if op.kind == "pointwise" and len(op.inputs) == 2
@@ -208,3 +210,72 @@ def test_alpha_is_refused_where_pytorch_refuses_it(name, alpha, dtypes):
         return
     got = getattr(loom, name)(lx, ly, alpha=alpha)
     assert got.dtype.name == str(want.dtype).removeprefix("torch.") and got.tolist() == want.tolist()
+
+
+# Every way a Python number is written into a tensor of a given dtype (x is [1, 2] of it)
+SCALAR_WRITES = {
+    "full": lambda m, x, v: m.full((2,), v, dtype=x.dtype),
+    "full_like": lambda m, x, v: m.full_like(x, v),
+    "fill_": lambda m, x, v: x.fill_(v),
+    "masked_fill": lambda m, x, v: x.masked_fill(m.tensor([True, False]), v),
+    "scatter": lambda m, x, v: x.scatter(0, m.tensor([0]), v),
+    "index_add": lambda m, x, v: x.index_add(0, m.tensor([0]), x[:1], alpha=v),
+    "add": lambda m, x, v: x.add(x, alpha=v),
+    "clamp": lambda m, x, v: m.clamp(x, max=v),
+    "__setitem__": lambda m, x, v: x.__setitem__(0, v),
+    "__setitem__-mask": lambda m, x, v: x.__setitem__(m.tensor([True, False]), v),
+}
+EDGE_NUMBERS = {   # around each dtype's range; unsigned types also take negatives down to -max
+    "uint8": [255, 256, -255, -256, 255.0, 255.5, -0.5, math.nan],
+    "int32": [2 ** 31 - 1, 2 ** 31, -2 ** 31, -2 ** 31 - 1, -0.5, 2.2e9, math.inf],
+    "int64": [2 ** 63 - 1, -2 ** 63, 9.2e18, 9.3e18, -9.3e18, math.nan],
+    "float32": [2 ** 63 - 1, 3.4028234663852886e38, 3.5e38, -1e300, math.inf, math.nan],
+    "float64": [1e300, math.inf],
+    "bool": [300, -1.5],
+}
+
+
+def test_numbers_written_into_a_dtype_must_fit():
+    """full, fill_, masked_fill, scatter, index_add, alpha, clamp bounds and x[i] = v share one check."""
+    u = loom.tensor([1, 2], dtype=loom.uint8)
+    for name, call in SCALAR_WRITES.items():
+        with pytest.raises(OverflowError, match=rf"^{name.split('-')[0]}_?\(\): value cannot be converted to type "
+                                                r"uint8 without overflow$"):
+            call(loom, u, 300)
+        with pytest.raises(RuntimeError):   # PyTorch's type
+            call(loom, u, -256)
+    assert u.tolist() == [1, 2]
+    assert loom.full((2,), -1, dtype=loom.uint8).tolist() == [255, 255]   # two's complement, as PyTorch
+    assert loom.full((1,), 2.9, dtype=loom.int32).tolist() == [2] and loom.full((1,), 7, dtype=loom.bool).item()
+    with pytest.raises(OverflowError, match="int64"):
+        loom.full((1,), 2.0 ** 63, dtype=loom.int64)   # PyTorch lets 2^63 through to an undefined conversion
+    assert loom.full((1,), -2.0 ** 63, dtype=loom.int64).item() == -2 ** 63
+    assert loom.full((1,), math.inf, dtype=loom.float32).item() == math.inf
+    with pytest.raises(OverflowError, match="float32"):
+        loom.full((1,), 1e39, dtype=loom.float32)
+    assert (u + 300).tolist() == [45, 46]   # a number as an operand wraps, as in PyTorch
+
+
+@pytest.mark.parametrize("dt", list(EDGE_NUMBERS))
+@pytest.mark.parametrize("name", list(SCALAR_WRITES))
+def test_numbers_written_into_a_dtype_fit_where_pytorch_says(name, dt):
+    torch = pytest.importorskip("torch")
+    if name == "index_add" and dt == "bool":
+        pytest.skip("loom's index_add has no bool kernel")
+    call = SCALAR_WRITES[name]
+    for v in EDGE_NUMBERS[dt]:
+        if name == "clamp" and v != v:
+            continue   # a NaN bound: PyTorch's result is NaN, loom's is x (not about fitting)
+        tx, lx = torch.tensor([1, 2]).to(getattr(torch, dt)), loom.tensor([1, 2]).to(ldt(dt))
+        try:
+            r = call(torch, tx, v)
+        except (RuntimeError, NotImplementedError) as e:
+            if "without overflow" not in str(e):
+                continue   # refused for another reason (float alpha of an integer tensor, a bool add)
+            with pytest.raises(OverflowError, match=f"value cannot be converted to type {dt} without overflow"):
+                call(loom, lx, v)
+            continue
+        got = call(loom, lx, v)
+        want = tx if r is None else r
+        got = lx if got is None else got
+        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=f"{name}({dt}, {v})")

@@ -1,5 +1,7 @@
 /* Argument checks that several ops share, run before an op writes anything
  * (a pointwise header's LM_PW_NAME_CHECK calls them; see ops_support.h). */
+#include <float.h>
+#include <math.h>
 #include "ops_support.h"
 
 /* "Is any element zero" over one operand; ctx points at the bool to set. */
@@ -55,4 +57,30 @@ int lm_check_alpha(int compute, lm_scalar alpha) {
         return lm_set_error(LM_ERR_RUNTIME,
                             "For integral input tensors, argument alpha must not be a floating point number.");
     return 0;
+}
+
+/* PyTorch's rule for a Python number written into a tensor of `dtype`:
+ * anything goes into bool; an int fits a float, and an integer dtype within
+ * its range, where unsigned ones also take negatives down to -max (two's
+ * complement: -1 is 255 in uint8); a float fits an integer dtype within its
+ * range, never as NaN or an infinity, and float32 up to FLT_MAX or inf. */
+static bool fits(lm_scalar v, int dtype) {
+    static const double lo[LM_NUM_DTYPES] = {[LM_UINT8] = 0, [LM_INT32] = INT32_MIN, [LM_INT64] = -0x1p63};
+    static const double hi[LM_NUM_DTYPES] = {[LM_UINT8] = UINT8_MAX, [LM_INT32] = INT32_MAX, [LM_INT64] = 0x1p63};
+    if (v.kind <= 0 || dtype == LM_BOOL || dtype == LM_FLOAT64) return true;
+    if (v.kind == 1) {
+        switch (dtype) {
+            case LM_UINT8: return v.i >= -UINT8_MAX && v.i <= UINT8_MAX;
+            case LM_INT32: return v.i >= INT32_MIN && v.i <= INT32_MAX;
+            default: return true;   /* int64, float32 */
+        }
+    }
+    if (dtype == LM_FLOAT32) return isnan(v.d) || isinf(v.d) || fabs(v.d) <= FLT_MAX;
+    /* integral: 2^63 itself is out of int64 (PyTorch lets it through and wraps) */
+    return v.d >= lo[dtype] && (dtype == LM_INT64 ? v.d < hi[dtype] : v.d <= hi[dtype]);
+}
+
+int lm_check_scalar_fits(lm_scalar v, int dtype) {
+    if (fits(v, dtype)) return 0;
+    return lm_set_error(LM_ERR_OVERFLOW, "value cannot be converted to type %s without overflow", lm_dtype_name(dtype));
 }

@@ -18,8 +18,8 @@ typedef struct {
     int ninputs;
     lm_promote_rule promote;
     lm_loop_fn loops[LM_NUM_DTYPES];   /* indexed by compute dtype; NULL = unsupported */
-    int nscalars;                      /* LM_PROMOTE_SCALARS: lm_scalar fields of the ctx */
-    size_t scalar_offsets[4];
+    int nscalars;                      /* the ctx's lm_scalar fields: each must fit the compute dtype, */
+    size_t scalar_offsets[4];          /* and with LM_PROMOTE_SCALARS they take part in promotion */
     /* the kernel header's LM_PW_NAME_CHECK, run on the inputs and the compute dtype
      * before anything is written (divisors, exponents, alpha); NULL when it has none */
     int (*check)(lm_tensor **ins, int compute, const void *ctx);

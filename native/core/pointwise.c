@@ -99,6 +99,9 @@ lm_tensor *lm_pointwise(const lm_pointwise_spec *spec, lm_tensor **ins, lm_tenso
     int n = spec->ninputs, compute, outdt;
     if (result_dtype(spec, ins, &compute, &outdt, ctx)) return NULL;
     if (spec->check && spec->check(ins, compute, ctx)) return NULL;
+    for (int j = 0; j < spec->nscalars; j++)
+        if (lm_check_scalar_fits(*(const lm_scalar *)((const char *)ctx + spec->scalar_offsets[j]), compute))
+            return NULL;
     if (!out) {
         lm_tensor *r = fast_path(spec, ins, compute, outdt, ctx);
         if (r || lm_error_code()) return r;
