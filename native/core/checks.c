@@ -1,5 +1,6 @@
-/* Argument checks that several ops share, run before an op writes anything
- * (a pointwise header's LM_PW_NAME_CHECK calls them; see ops_support.h). */
+/* Argument checks run before an op writes anything (a pointwise header's
+ * LM_PW_NAME_CHECK calls them; see ops_support.h), and the range check of
+ * every Python number written into a tensor. */
 #include <float.h>
 #include <math.h>
 #include "ops_support.h"
@@ -10,18 +11,17 @@
         for (int64_t i = 0; i < n; i++)                                        \
             if (*(const T *)(d[0] + i * s[0]) == 0) { *(bool *)ctx = true; return; } \
     }
-ZERO_SCAN(zero_scan_b, bool)
 ZERO_SCAN(zero_scan_u8, uint8_t)
 ZERO_SCAN(zero_scan_i32, int32_t)
 ZERO_SCAN(zero_scan_i64, int64_t)
 static const lm_loop_fn zero_scans[LM_NUM_DTYPES] = {
-    [LM_BOOL] = zero_scan_b, [LM_UINT8] = zero_scan_u8, [LM_INT32] = zero_scan_i32, [LM_INT64] = zero_scan_i64};
+    [LM_UINT8] = zero_scan_u8, [LM_INT32] = zero_scan_i32, [LM_INT64] = zero_scan_i64};
 
 /* Integer // and % by zero have no value (C traps; PyTorch raises). The divisor is
  * looked at in the compute dtype, where 256 is a uint8 zero; an empty result
  * divides nothing, and otherwise broadcasting uses every divisor element. */
 int lm_check_divisor(int compute, lm_tensor *dividend, lm_tensor *divisor) {
-    if (!lm_is_integral(compute, true) || !lm_numel(dividend) || !lm_numel(divisor)) return 0;
+    if (!lm_is_integral(compute, false) || !lm_numel(dividend) || !lm_numel(divisor)) return 0;
     lm_tensor *d = lm_cast(divisor, compute);
     if (!d) return -1;
     lm_iter it;
@@ -56,6 +56,19 @@ int lm_check_alpha(int compute, lm_scalar alpha) {
     if (alpha.kind == 2 && !lm_is_floating(compute))
         return lm_set_error(LM_ERR_RUNTIME,
                             "For integral input tensors, argument alpha must not be a floating point number.");
+    return 0;
+}
+
+/* bool - bool has no bool value, and bool - number is almost always a mask
+ * being inverted: PyTorch refuses both (on the inputs' dtypes) and names the fix. */
+int lm_check_sub_bool(lm_tensor *self, lm_tensor *other) {
+    if (self->dtype == LM_BOOL && other->dtype == LM_BOOL)
+        return lm_set_error(LM_ERR_TYPE, "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                                         "Use the `^` or `logical_xor()` operator instead.");
+    if (self->dtype == LM_BOOL || other->dtype == LM_BOOL)
+        return lm_set_error(LM_ERR_TYPE, "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                                         "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                                         "operator instead.");
     return 0;
 }
 

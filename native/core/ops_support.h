@@ -21,7 +21,8 @@ typedef struct {
     int nscalars;                      /* the ctx's lm_scalar fields: each must fit the compute dtype, */
     size_t scalar_offsets[4];          /* and with LM_PROMOTE_SCALARS they take part in promotion */
     /* the kernel header's LM_PW_NAME_CHECK, run on the inputs and the compute dtype
-     * before anything is written (divisors, exponents, alpha); NULL when it has none */
+     * before anything is written (divisors, exponents, alpha), and before the
+     * compute dtype is looked up in loops; NULL when it has none */
     int (*check)(lm_tensor **ins, int compute, const void *ctx);
 } lm_pointwise_spec;
 
@@ -60,6 +61,7 @@ lm_tensor *lm_reduce(const lm_reduce_spec *spec, lm_tensor *self, const int64_t 
 int lm_check_divisor(int compute, lm_tensor *dividend, lm_tensor *divisor);   /* integer division by zero */
 int lm_check_int_pow(lm_tensor *self, lm_tensor *exponent);   /* integer tensor ** negative Python int */
 int lm_check_alpha(int compute, lm_scalar alpha);              /* add/sub: alpha's kind fits the dtype */
+int lm_check_sub_bool(lm_tensor *self, lm_tensor *other);      /* sub: no bool operand */
 
 /* Generic out=/in-place for ops without a native out path: check, cast, copy. */
 int lm_write_result(const char *name, lm_tensor *out, lm_tensor *result);
