@@ -1,7 +1,7 @@
 """Activations, losses, dropout and var/std beyond the generated tests: values and
 gradients against PyTorch over reductions, weights, ignore_index, label smoothing
 and K-d inputs; double backward through the fused backward ops; error cases;
-dropout's mask statistics and seeding; var/std accuracy."""
+dropout's mask statistics and seeding; var/std accuracy and std's gradient at 0."""
 import numpy as np
 import pytest
 
@@ -361,3 +361,22 @@ def test_var_degenerate_and_errors():
     assert loom.autograd.gradgradcheck(lambda a: loom.var(a, 1), [x])
     assert loom.autograd.gradcheck(lambda a: loom.var(a, []), [x])
     assert loom.autograd.gradgradcheck(lambda a: loom.std(a, correction=0), [x])
+
+
+@pytest.mark.parametrize("dim,correction,keepdim", VAR_CASES[:5])
+def test_std_of_constant_slices_has_zero_gradient(torch, dim, correction, keepdim):
+    """std's gradient divides by std: PyTorch masks it to 0 where std is 0 (loom gave NaN), and so
+    at every order and in forward mode; other slices keep theirs."""
+    x = _rng(18).standard_normal((3, 4, 5))
+    x[1] = 2.5   # constant along every dim but 0: some reduced slices are constant for each dim choice
+    x[:, 2] = -1.0
+    kw = dict(correction=correction, keepdim=keepdim)
+    _compare(torch, lambda a: loom.std(a, dim, **kw), lambda a: torch.std(a, dim, **kw), [x])
+    c = loom.full((2, 3, 4), 4.0, dtype=loom.float64, requires_grad=True)
+    g, = loom.autograd.grad(loom.std(c, dim, **kw).sum(), c, create_graph=True)
+    assert (g == 0).all().item()
+    assert (loom.autograd.grad(g.sum(), c)[0] == 0).all().item()
+    from loom.autograd import forward_ad as fw
+    with fw.dual_level():
+        d = fw.make_dual(c.detach(), loom.ones(2, 3, 4, dtype=loom.float64))
+        assert (fw.unpack_dual(loom.std(d, dim, **kw)).tangent == 0).all().item()
