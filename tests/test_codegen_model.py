@@ -236,3 +236,17 @@ def test_a_pointwise_header_check_runs_before_the_loop(rendered):
             assert "NULL,\n" in spec and f"LM_PW_{op.kernel}_CHECK" not in text, op.cname
     fd = MODEL.get("floor_divide")
     assert cgen.check_call(fd) == "LM_PW_floor_divide_CHECK(compute, ins[0], ins[1])"
+
+
+def test_not_implemented_inputs_are_refused_by_the_recorder():
+    """`weight: not_implemented` in derivatives.yaml: the recorder refuses the input requiring grad
+    (before building a node); no gradient slot is computed for it."""
+    from codegen import derivatives
+    derivs = derivatives.load(ROOT / "derivatives.yaml", MODEL)
+    nll = next(d for d in derivs if d.op.schema.full_name == "nll_loss")
+    assert nll.not_implemented == ("weight",) and all("weight" not in f.inputs for f in nll.formulas)
+    nodes = emit.render(MODEL, ROOT / "native", derivs)["_nodes.py"]
+    record = nodes[nodes.index("def record_nll_loss("):]
+    assert record.split("\n")[1].strip() == 'check_no_requires_grad(weight, "nll_loss", "weight")'
+    assert sum("check_no_requires_grad(" in line for line in nodes.splitlines()) == \
+        sum(len(d.not_implemented) for d in derivs if d.formulas) == 2   # nll_loss and its backward
