@@ -27,7 +27,14 @@ static int Tensor_clear(TensorObj *t) {
 static void release_handle(PyObject *h) {
     lm_tensor *p = lmag_cdata_pointer(h);
     if (p && release_fn) {
-        release_fn(p);
+        if (PyErr_Occurred()) {   /* freeing a NumPy-lent storage calls back into Python, which must */
+            PyObject *et, *ev, *tb;   /* not run with the exception in flight (SystemError, then a crash) */
+            PyErr_Fetch(&et, &ev, &tb);
+            release_fn(p);
+            PyErr_Restore(et, ev, tb);
+        } else {
+            release_fn(p);
+        }
     } else if (py_release) {   /* keeps any exception of the one in flight */
         PyObject *et, *ev, *tb;
         PyErr_Fetch(&et, &ev, &tb);
