@@ -156,6 +156,19 @@ def kernel_call(op, mode, scalar_input=-1):
     return f"LM_PW_{op.kernel}({', '.join(args)})"
 
 
+def check_call(op):
+    """The kernel header's check applied to the op's arguments before the loop: the compute
+    dtype, then the schema's arguments in order (Tensors as lm_tensor *, the rest from the ctx)."""
+    args, k = ["compute"], 0
+    for a in op.schema.args:
+        if a.type.base == "Tensor":
+            args.append(f"ins[{k}]")
+            k += 1
+        else:
+            args.append(f"c->{a.name}")
+    return f"LM_PW_{op.kernel}_CHECK({', '.join(args)})"
+
+
 def ctype(dt):
     return CTYPES[dt]
 
@@ -187,6 +200,7 @@ def entry_args(op):
     return out
 
 
-def promoting_scalars(op):
-    """The ctx fields holding Scalars that take part in promotion (promote: scalars)."""
-    return [a.name for a in op.ctx_args if a.type.base == "Scalar"] if op.promote == "scalars" else []
+def scalar_fields(op):
+    """The ctx fields holding Scalars: the driver checks each fits the compute dtype, and with
+    promote: scalars they take part in promotion."""
+    return [a.name for a in op.ctx_args if a.type.base == "Scalar"]

@@ -36,6 +36,7 @@ class Derivative:
     output_differentiability: tuple
     line: int
     forward: object = None   # the `result:` formula (forward mode), or None: derived from backward
+    not_implemented: tuple = ()   # inputs it cannot differentiate: refused when they require grad
 
     @property
     def saved(self):
@@ -125,7 +126,7 @@ def load(path, ops_model):
         result_names = ["result"] if len(op.schema.returns) == 1 else [r.name for r in op.schema.returns]
         allowed = set(a.name for a in op.schema.args) | {"grad", "grads"} | set(result_names) | set(HELPERS) \
             | op_names | set(BUILTINS)
-        formulas, covered = [], set()
+        formulas, covered, not_implemented = [], set(), []
         forward = None
         if "result" in entry:
             if len(op.schema.returns) != 1:
@@ -152,6 +153,9 @@ def load(path, ops_model):
                 covered.add(i)
             if str(expr).strip() == "non_differentiable":   # e.g. where's condition
                 continue
+            if str(expr).strip() == "not_implemented":   # e.g. nll_loss's weight
+                not_implemented.extend(inputs)
+                continue
             names = _names(str(expr), lambda m, k=key: err(m, k))
             for n in sorted(names - allowed):
                 err(f"formula for '{key}' names '{n}', which is not an argument of {schema.full_name}, "
@@ -174,7 +178,8 @@ def load(path, ops_model):
             if missing:
                 err(f"no formula for input '{missing[0]}' of {schema.full_name} "
                     f"(write '{missing[0]}: non_differentiable' or a formula)")
-        out.append(Derivative(op, tuple(formulas), bool(nd), tuple(bool(x) for x in od), line, forward))
+        out.append(Derivative(op, tuple(formulas), bool(nd), tuple(bool(x) for x in od), line, forward,
+                              tuple(not_implemented)))
     by_op = {d.op.schema.full_name: d for d in out}
     for op in ops_model.ops:
         if needs_entry(op) and op.schema.full_name not in by_op:

@@ -80,6 +80,7 @@ def _autograd(op, d):
     if d.non_differentiable:
         return "not differentiable"
     rows = [f"`{', '.join(f.inputs)}`: `{_cell(f.expr)}`" for f in d.formulas]
+    rows += [f"`{n}`: not implemented (refused when it requires grad)" for n in d.not_implemented]
     rows.append(f"forward mode: `{_cell(d.forward.expr)}`" if d.forward else "forward mode: from the backward formulas")
     return "<br>".join(rows)
 

@@ -35,6 +35,8 @@ def explain(model, derivs, name, native):
             out.append(f"  kernel: {where}")
             if op.kind == "pointwise":
                 out.append(f"  promotion: {op.promote}")
+                if op.check:
+                    out.append(f"  check before the loop: {cgen.check_call(op)}")
         d = by.get(s.full_name)
         if d is None:
             out.append("  autograd: " + ("through its parts" if op.kind == "composite" else "none (no entry)"))
@@ -45,6 +47,8 @@ def explain(model, derivs, name, native):
             out.append(f"  autograd: node {agen.node_name(d)}, saves {', '.join(saves) or 'nothing'}")
             for f in d.formulas:
                 out.append(f"    d/d{', '.join(f.inputs)}: {f.expr}   (derivatives.yaml line {f.line})")
+            for n in d.not_implemented:
+                out.append(f"    d/d{n}: not implemented (a call where it requires grad is refused)")
             out.append(f"    forward mode: {d.forward.expr if d.forward else 'derived from the backward formulas'}")
         tests = ["test_ops_generated (values, variants)" if "ref" in op.test else None,
                  "test_ops_random" if op.test.get("nondeterministic") else None,

@@ -45,6 +45,7 @@ class Op:
     operators: tuple = ()
     test: dict = field(default_factory=dict, hash=False, compare=False)
     index_args: tuple = ()   # Tensor args holding int64/uint8 positions (class targets): exempt from dtypes
+    check: bool = False      # the pointwise header defines LM_PW_<kernel>_CHECK, run before the loop
 
     @property
     def name(self):
@@ -117,9 +118,10 @@ _SERVES = re.compile(r"serves:\s*([a-z_0-9]+)")
 
 class _Kernels:
     """What native/ defines, so a YAML entry naming a missing kernel fails here;
-    and which dtypes a kernel says it serves (a `serves: SET` note in the
+    which dtypes a kernel says it serves (a `serves: SET` note in the
     header's first comment, or in the comment just above an lm_cpu_ function),
-    so a YAML entry listing more fails here too instead of at run time."""
+    so a YAML entry listing more fails here too instead of at run time; and
+    which pointwise headers define a check (LM_PW_NAME_CHECK) to call first."""
 
     def __init__(self, native):
         self.native = Path(native)
@@ -127,11 +129,15 @@ class _Kernels:
         self.reduce = {p.stem for p in (self.native / "kernels/reduce").glob("*.h")}
         self.custom = set()
         self.serves = {}   # (kind, name) -> (dtype set name, file)
+        self.checked = set()
         for kind, folder in (("pointwise", "kernels/pointwise"), ("reduction", "kernels/reduce")):
             for p in sorted((self.native / folder).glob("*.h")):
-                m = _SERVES.search(p.read_text().split("*/", 1)[0])
+                text = p.read_text()
+                m = _SERVES.search(text.split("*/", 1)[0])
                 if m:
                     self.serves[(kind, p.stem)] = (m.group(1), f"{folder}/{p.name}")
+                if kind == "pointwise" and re.search(rf"^#define LM_PW_{p.stem}_CHECK\(", text, re.M):
+                    self.checked.add(p.stem)
         for p in sorted(self.native.glob("cpu/*.c")):
             text = p.read_text()
             for m in re.finditer(r"^\S.*?\blm_cpu_([a-z0-9_]+)\s*\(", text, re.M):
@@ -175,6 +181,8 @@ def _check_kind(op, err):
             err("a pointwise op needs at least one Tensor input")
         if len(op.inputs) > 3:
             err("pointwise ops take at most 3 Tensor inputs")
+        if sum(a.type.base == "Scalar" for a in s.args) > 4:
+            err("pointwise ops take at most 4 Scalar arguments")
     if op.kind == "reduction":
         allowed = {"self": "Tensor", "dim": "int", "keepdim": "bool", "dtype": "ScalarType"}
         for a in s.args:
@@ -267,7 +275,8 @@ def parse_op(entry, path, kernels):
     if index_args and kind != "kernel":
         err("'index_args' is for hand-written kernels (kernel: NAME)", "index_args")
     op = Op(schema, kind, kernel.strip() if kind != "composite" else str(kernel), variants, dtypes,
-            doc.strip(), line, promote, reduce, mean, tuple(operators), dict(test), tuple(index_args))
+            doc.strip(), line, promote, reduce, mean, tuple(operators), dict(test), tuple(index_args),
+            kind == "pointwise" and kernel.strip() in kernels.checked)
     _check_kind(op, err)
     _check_variants(op, err)
     return op

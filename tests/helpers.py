@@ -67,6 +67,16 @@ def pointwise_dtypes(op, operands):
     return compute, ("bool" if op.promote == "bool_out" else compute)
 
 
+def refusal(op, operands):
+    """What an op's check (its kernel header's LM_PW_NAME_CHECK) says, before any dtype lookup, when it
+    refuses (dtype, kind) operands whatever their values, as PyTorch does; None when it takes them."""
+    dts = [dt for dt, _ in operands]
+    if op.name == "sub" and "bool" in dts:
+        return ("Subtraction, the `-` operator, with two bool tensors is not supported" if set(dts) == {"bool"}
+                else "Subtraction, the `-` operator, with a bool tensor is not supported")
+    return None
+
+
 def reduction_dtype(op, in_dtype, dtype_arg=None):
     """Result dtype of a reduction, or None where the op needs dtype= (mean of ints)."""
     if dtype_arg is not None:

@@ -50,6 +50,8 @@ BAD = [
     ("duplicate key", GOOD + "  pointwise: neg\n", 4, r"duplicate key 'pointwise'"),
     ("pointwise with int[]", "- func: neg(Tensor self, int[] d) -> Tensor\n  pointwise: neg\n", 1,
      r"pointwise ops take Tensors and Scalar, float, int, bool only"),
+    ("pointwise with 5 Scalars", "- func: neg(Tensor self, Scalar a, Scalar b, Scalar c, Scalar d, Scalar e) -> Tensor\n"
+     "  pointwise: neg\n", 1, r"pointwise ops take at most 4 Scalar arguments"),
     ("unknown test hint", GOOD + "  test: {reff: x}\n", 4, r"unknown test key 'reff' \(did you mean 'ref'\?\)"),
 ]
 

@@ -217,3 +217,36 @@ def test_every_float_only_kernel_says_so():
     kernels = model._Kernels(ROOT / "native")
     for name in ("softmax", "conv2d", "avg_pool2d", "nll_loss", "adam_step_"):
         assert kernels.serves[("kernel", name)][0] == "floating"
+
+
+def test_a_pointwise_header_check_runs_before_the_loop(rendered):
+    """A pointwise header defining LM_PW_NAME_CHECK gets it called, with the compute dtype and the
+    op's arguments in schema order, through its spec; the other ops' specs hold NULL."""
+    checked = {op.kernel for op in MODEL.ops if op.check}
+    assert {"floor_divide", "remainder"} <= checked
+    for op in MODEL.ops:
+        if op.kind != "pointwise":
+            continue
+        text = rendered[f"ops_shard{cgen.shard(op)}.c"]
+        spec = text[text.index(f"lm_pointwise_spec {op.cname}_spec"):]
+        spec = spec[:spec.index("};")]
+        if op.check:
+            assert f"{op.cname}_check,\n" in spec and cgen.check_call(op) in text, op.cname
+        else:
+            assert "NULL,\n" in spec and f"LM_PW_{op.kernel}_CHECK" not in text, op.cname
+    fd = MODEL.get("floor_divide")
+    assert cgen.check_call(fd) == "LM_PW_floor_divide_CHECK(compute, ins[0], ins[1])"
+
+
+def test_not_implemented_inputs_are_refused_by_the_recorder():
+    """`weight: not_implemented` in derivatives.yaml: the recorder refuses the input requiring grad
+    (before building a node); no gradient slot is computed for it."""
+    from codegen import derivatives
+    derivs = derivatives.load(ROOT / "derivatives.yaml", MODEL)
+    nll = next(d for d in derivs if d.op.schema.full_name == "nll_loss")
+    assert nll.not_implemented == ("weight",) and all("weight" not in f.inputs for f in nll.formulas)
+    nodes = emit.render(MODEL, ROOT / "native", derivs)["_nodes.py"]
+    record = nodes[nodes.index("def record_nll_loss("):]
+    assert record.split("\n")[1].strip() == 'check_no_requires_grad(weight, "nll_loss", "weight")'
+    assert sum("check_no_requires_grad(" in line for line in nodes.splitlines()) == \
+        sum(len(d.not_implemented) for d in derivs if d.formulas) == 2   # nll_loss and its backward

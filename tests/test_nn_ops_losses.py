@@ -1,7 +1,7 @@
 """Activations, losses, dropout and var/std beyond the generated tests: values and
 gradients against PyTorch over reductions, weights, ignore_index, label smoothing
 and K-d inputs; double backward through the fused backward ops; error cases;
-dropout's mask statistics and seeding; var/std accuracy."""
+dropout's mask statistics and seeding; var/std accuracy and std's gradient at 0."""
 import numpy as np
 import pytest
 
@@ -361,3 +361,75 @@ def test_var_degenerate_and_errors():
     assert loom.autograd.gradgradcheck(lambda a: loom.var(a, 1), [x])
     assert loom.autograd.gradcheck(lambda a: loom.var(a, []), [x])
     assert loom.autograd.gradgradcheck(lambda a: loom.std(a, correction=0), [x])
+
+
+@pytest.mark.parametrize("dim,correction,keepdim", VAR_CASES[:5])
+def test_std_of_constant_slices_has_zero_gradient(torch, dim, correction, keepdim):
+    """std's gradient divides by std: PyTorch masks it to 0 where std is 0 (loom gave NaN), and so
+    at every order and in forward mode; other slices keep theirs."""
+    x = _rng(18).standard_normal((3, 4, 5))
+    x[1] = 2.5   # constant along every dim but 0: some reduced slices are constant for each dim choice
+    x[:, 2] = -1.0
+    kw = dict(correction=correction, keepdim=keepdim)
+    _compare(torch, lambda a: loom.std(a, dim, **kw), lambda a: torch.std(a, dim, **kw), [x])
+    c = loom.full((2, 3, 4), 4.0, dtype=loom.float64, requires_grad=True)
+    g, = loom.autograd.grad(loom.std(c, dim, **kw).sum(), c, create_graph=True)
+    assert (g == 0).all().item()
+    assert (loom.autograd.grad(g.sum(), c)[0] == 0).all().item()
+    from loom.autograd import forward_ad as fw
+    with fw.dual_level():
+        d = fw.make_dual(c.detach(), loom.ones(2, 3, 4, dtype=loom.float64))
+        assert (fw.unpack_dual(loom.std(d, dim, **kw)).tangent == 0).all().item()
+
+
+# ---------------------------------------------------------------- class weights that require grad
+# (functional module, logits x (3, 4), class targets t, probabilities p, weights w (4,)) -> loss
+WEIGHTED_LOSSES = {
+    "nll_loss": lambda F, x, t, p, w: F.nll_loss(x.log_softmax(1), t, weight=w),
+    "cross_entropy": lambda F, x, t, p, w: F.cross_entropy(x, t, weight=w),
+    "cross_entropy-smoothed": lambda F, x, t, p, w: F.cross_entropy(x, t, weight=w, label_smoothing=0.2),
+    "binary_cross_entropy": lambda F, x, t, p, w: F.binary_cross_entropy(x.sigmoid(), p, weight=w),
+    "binary_cross_entropy_with_logits": lambda F, x, t, p, w: F.binary_cross_entropy_with_logits(x, p, weight=w),
+    "binary_cross_entropy_with_logits-pos_weight":
+        lambda F, x, t, p, w: F.binary_cross_entropy_with_logits(x, p, pos_weight=w),
+}
+
+
+def _weighted_inputs(lib):
+    rng = _rng(19)
+    x, p, w = rng.standard_normal((3, 4)), rng.uniform(0.1, 0.9, (3, 4)), rng.uniform(0.5, 2.0, 4)
+    return (lib.tensor(x, requires_grad=True), lib.tensor([0, 3, 1]), lib.tensor(p), lib.tensor(w, requires_grad=True))
+
+
+@pytest.mark.parametrize("case", WEIGHTED_LOSSES)
+def test_loss_weights_that_require_grad_are_refused(case):
+    """PyTorch has no gradient for a loss's weight (nor pos_weight) and refuses one that requires
+    grad at the call; loom gave none (nll_loss) or one through its composite's parts."""
+    name = case.split("-")[0]
+    arg = "pos_weight" if case.endswith("pos_weight") else "weight"
+    x, t, p, w = _weighted_inputs(loom)
+    with pytest.raises(RuntimeError, match=rf"^{name}\(\): not differentiable with respect to argument '{arg}'\. "
+                                           r"This input cannot have requires_grad True\.$"):
+        WEIGHTED_LOSSES[case](loom.nn.functional, x, t, p, w)
+    with loom.no_grad():
+        WEIGHTED_LOSSES[case](loom.nn.functional, x, t, p, w)
+    loss = WEIGHTED_LOSSES[case](loom.nn.functional, x, t, p, w.detach())
+    loss.backward()
+    assert x.grad is not None
+
+
+@pytest.mark.parametrize("case", WEIGHTED_LOSSES)
+def test_loss_weights_that_require_grad_are_refused_by_pytorch_too(torch, case):
+    x, t, p, w = _weighted_inputs(torch)
+    with pytest.raises(RuntimeError, match="not differentiable with respect to argument"):
+        WEIGHTED_LOSSES[case](torch.nn.functional, x, t, p, w)
+
+
+def test_probability_targets_give_the_weight_a_gradient(torch):
+    """cross_entropy over class probabilities is composite in PyTorch too: the weight's gradient is kept."""
+    lx, lt, lp, lw = _weighted_inputs(loom)
+    tx, tt, tp, tw = _weighted_inputs(torch)
+    loom.nn.functional.cross_entropy(lx, lp, weight=lw).backward()
+    torch.nn.functional.cross_entropy(tx, tp, weight=tw).backward()
+    np.testing.assert_allclose(lw.grad.numpy(), tw.grad.numpy(), rtol=1e-9)
+    np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-9)

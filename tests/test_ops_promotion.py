@@ -3,13 +3,14 @@ reduction in the model: PyTorch's promotion (dimensioned tensors, 0-d tensors,
 Python numbers), `promote: float` (integers compute as float32), `promote:
 bool_out`, unsupported compute dtypes, and reductions' dtype rules and dtype=."""
 import itertools
+import re
 
 import numpy as np
 import pytest
 
 import loom
 from helpers import (CATEGORY, DTYPES, SCALAR_DTYPE, SCALARS, assert_close, call_function, default_ctx, ldt,
-                     op_id, ops, pointwise_dtypes, reduction_dtype, reference, result_type)
+                     op_id, ops, pointwise_dtypes, reduction_dtype, reference, refusal, result_type)
 from opinputs import values
 
 POINTWISE = [op for op in ops(kind="pointwise") if "ref" in op.test]
@@ -41,6 +42,11 @@ def _check_pointwise(op, kinds, dtypes):
         operands.append((pdt, kind))
     compute, want = pointwise_dtypes(op, operands)
     label = f"{op.name}{tuple(zip(kinds, dtypes))}"
+    refused = refusal(op, operands)
+    if refused:
+        with pytest.raises(TypeError, match=rf"^{op.name}\(\): {re.escape(refused)}"):
+            call_function(op, args)
+        return
     if compute not in op.dtypes:
         with pytest.raises(TypeError, match=rf"^{op.name}\(\): not implemented for dtype {compute}"):
             call_function(op, args)

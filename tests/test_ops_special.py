@@ -1,7 +1,7 @@
 """Edge values: NaN, infinities, signed zeros, inexact quotients and integer
 extremes through every pointwise op and reduction with a NumPy reference, and
 the semantics ops.yaml documents in words (Python's // and %, NaN propagation,
-half-to-even rounding, integer division by zero)."""
+half-to-even rounding, integer division by zero raising)."""
 import math
 
 import numpy as np
@@ -57,6 +57,8 @@ def test_integer_edge_values(case):
     grid = INT_GRID[dt]
     if op.name == "pow":   # integer powers are exact (wrapping) but NumPy refuses negative exponents
         grid = [v for v in grid if v >= 0][:5]
+    if op.test.get("domain") == "nonzero":   # integer division by zero raises (test_integer_division_by_zero_*)
+        grid = [v for v in grid if v != 0]
     _check_grid(op, dt, grid)
 
 
@@ -99,13 +101,99 @@ def test_remainder_is_pythons_mod():
     assert (xi // yi).tolist() == [7 // 3, -7 // 3, 7 // -3, -7 // -3]
 
 
-@pytest.mark.parametrize("dt", ["uint8", "int32", "int64"])
-def test_integer_division_by_zero_gives_zero(dt):
-    """ops.yaml documents 0 (PyTorch raises); it must never crash the interpreter."""
-    x, z = loom.tensor([5, 0, 3], dtype=ldt(dt)), loom.zeros(3, dtype=ldt(dt))
-    assert loom.floor_divide(x, z).tolist() == [0, 0, 0]
-    assert loom.remainder(x, z).tolist() == [0, 0, 0]
-    assert (x // 0).tolist() == [0, 0, 0] and (x % 0).tolist() == [0, 0, 0]
+# (call over loom or torch, dtype of x and z); x = [5, 0, 3], z = [1, 0, 2]
+DIVISIONS = {
+    "floor_divide": lambda m, x, z: m.floor_divide(x, z),
+    "remainder": lambda m, x, z: x % z,
+    "floor_divide_": lambda m, x, z: x.floor_divide_(z),
+    "remainder_": lambda m, x, z: x.remainder_(z),
+    "floor_divide-number": lambda m, x, z: x // 0,
+    "remainder-number": lambda m, x, z: m.remainder(7, z),
+    "floor_divide-wrapped-to-zero": lambda m, x, z: x // m.tensor(2 ** 32),   # 0 in uint8 and int32
+    "floor_divide-bool-divisor": lambda m, x, z: x // False,
+    "floor_divide-broadcast": lambda m, x, z: x.reshape(3, 1) // z,
+    "floor_divide-empty": lambda m, x, z: x[:0] // 0,
+    "floor_divide-float": lambda m, x, z: x // m.tensor(0.0),
+    "remainder-float": lambda m, x, z: m.remainder(x, m.tensor([0.0])),
+}
+INT_DTYPES = ["uint8", "int32", "int64"]
+RAISES = dict.fromkeys(DIVISIONS, INT_DTYPES) | {   # the dtypes where a case divides by zero
+    "floor_divide-wrapped-to-zero": ["uint8", "int32"], "floor_divide-empty": [], "floor_divide-float": [],
+    "remainder-float": []}
+
+
+@pytest.mark.parametrize("dt", INT_DTYPES)
+@pytest.mark.parametrize("case", DIVISIONS)
+def test_integer_division_by_zero_raises(case, dt):
+    """Integer // and % by zero have no value: ZeroDivisionError (and RuntimeError, as PyTorch's)
+    naming the op, raised before anything is written; float division by zero stays IEEE."""
+    x, z = loom.tensor([5, 0, 3], dtype=ldt(dt)), loom.tensor([1, 0, 2], dtype=ldt(dt))
+    if dt not in RAISES[case]:
+        DIVISIONS[case](loom, x, z)
+        return
+    op = case.split("-")[0]
+    with pytest.raises(ZeroDivisionError, match=rf"^{op}\(\): ZeroDivisionError: integer division or modulo by zero"):
+        DIVISIONS[case](loom, x, z)
+    with pytest.raises(RuntimeError):
+        DIVISIONS[case](loom, x, z)
+    assert x.tolist() == [5, 0, 3] and z.tolist() == [1, 0, 2]
+
+
+@pytest.mark.parametrize("dt", INT_DTYPES)
+@pytest.mark.parametrize("case", DIVISIONS)
+def test_integer_division_by_zero_raises_where_pytorch_does(case, dt):
+    torch = pytest.importorskip("torch")
+    tdt = getattr(torch, dt)
+    try:
+        DIVISIONS[case](torch, torch.tensor([5, 0, 3], dtype=tdt), torch.tensor([1, 0, 2], dtype=tdt))
+        torch_raises = False
+    except RuntimeError as e:
+        assert "ZeroDivisionError" in str(e)
+        torch_raises = True
+    assert torch_raises == (dt in RAISES[case])
+
+
+# x = [1, 2, 3] (True, False, True as bool); only a Python int exponent below zero is refused
+POWERS = {
+    "number": (lambda m, x: x ** -1, True),
+    "function": (lambda m, x: m.pow(x, -2), True),
+    "inplace": (lambda m, x: x.pow_(-1), True),
+    "float-number": (lambda m, x: x ** -1.0, False),
+    "zero-number": (lambda m, x: x ** 0, False),
+    "one-number": (lambda m, x: x ** 1, False),
+    "0d-tensor": (lambda m, x: x ** m.tensor(-1), False),
+    "tensor": (lambda m, x: x ** m.tensor([-1, 2, -2]), False),
+    "number-base": (lambda m, x: 2 ** -x.long(), False),
+}
+
+
+@pytest.mark.parametrize("dt", ["bool", "uint8", "int32", "int64", "float32"])
+@pytest.mark.parametrize("case", POWERS)
+def test_integer_tensors_to_negative_int_powers_are_refused(case, dt):
+    call, integral_raises = POWERS[case]
+    x = loom.tensor([1, 2, 3]).to(ldt(dt))
+    if integral_raises and dt != "float32":
+        with pytest.raises(RuntimeError, match=r"^pow_?\(\): Integers to negative integer powers are not allowed\.$"):
+            call(loom, x)
+        assert x.tolist() == loom.tensor([1, 2, 3]).to(ldt(dt)).tolist()
+    else:
+        call(loom, x)
+
+
+@pytest.mark.parametrize("dt", ["bool", "uint8", "int32", "int64", "float32"])
+@pytest.mark.parametrize("case", POWERS)
+def test_integer_powers_match_pytorch(case, dt):
+    torch = pytest.importorskip("torch")
+    call = POWERS[case][0]
+    try:
+        want = call(torch, torch.tensor([1, 2, 3]).to(getattr(torch, dt)))
+    except RuntimeError as e:
+        assert "Integers to negative integer powers are not allowed." in str(e)
+        with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed."):
+            call(loom, loom.tensor([1, 2, 3]).to(ldt(dt)))
+        return
+    got = call(loom, loom.tensor([1, 2, 3]).to(ldt(dt)))
+    assert got.dtype.name == str(want.dtype).removeprefix("torch.") and got.tolist() == want.tolist()
 
 
 def test_integer_extremes_do_not_trap():

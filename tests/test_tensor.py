@@ -1,5 +1,7 @@
 """The hand-written Python surface: construction, NumPy exchange, indexing, promotion."""
 import gc
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -89,6 +91,18 @@ def test_dlpack_errors():
         loom.from_dlpack(np.ones(2, np.float16))
     x = loom.ones(2)
     assert loom.from_dlpack(x).data_ptr() == x.data_ptr()
+
+
+def test_a_numpy_backed_tensor_freed_while_an_exception_unwinds():
+    """Freeing storage lent by NumPy calls back into Python; with an exception in flight that
+    callback failed (SystemError) and the interpreter crashed. In a child: a crash must not take
+    the test run with it."""
+    code = ("import loom, numpy as np\n"
+            "try:\n    loom.from_numpy(np.ones(3)) + {}.missing\nexcept AttributeError as e:\n    print(e)\n"
+            "try:\n    loom.tensor(5) + {}.missing\nexcept AttributeError as e:\n    print(e)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("has no attribute 'missing'") == 2 and "Exception ignored" not in r.stderr, r.stderr
 
 
 def test_read_only_arrays_are_copied():

@@ -25,7 +25,8 @@ typedef enum { LM_CPU = 0, LM_CUDA = 1 } lm_device;
 /* Error codes map to Python exceptions (see python/loom/_errors.py). */
 typedef enum {
     LM_OK = 0, LM_ERR_TYPE = 1, LM_ERR_VALUE = 2, LM_ERR_INDEX = 3,
-    LM_ERR_RUNTIME = 4, LM_ERR_MEMORY = 5, LM_ERR_NOTIMPL = 6
+    LM_ERR_RUNTIME = 4, LM_ERR_MEMORY = 5, LM_ERR_NOTIMPL = 6, LM_ERR_ZERODIV = 7,
+    LM_ERR_OVERFLOW = 8
 } lm_errcode;
 
 /* A Python number crossing into C: kind 0 bool, 1 int, 2 float, -1 None. */
@@ -121,6 +122,10 @@ int lm_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int 
 int lm_wrap_dim(int64_t dim, int ndim, int *out);   /* negative dims; IndexError when out of range */
 int lm_check_shape(int n, const int64_t *shape);   /* ValueError for negative sizes or too many dims */
 int lm_format_shape(char *buf, size_t cap, int ndim, const int64_t *shape);
+
+/* 0, or -1 with OverflowError set, when a Python number has no value in dtype
+ * (300 in uint8); every op writing a Scalar into a tensor asks first (checks.c) */
+int lm_check_scalar_fits(lm_scalar v, int dtype);
 
 /* reading a scalar into C types */
 static inline double lm_scalar_f64(lm_scalar s) { return s.kind == 2 ? s.d : (double)s.i; }

@@ -18,8 +18,12 @@ typedef struct {
     int ninputs;
     lm_promote_rule promote;
     lm_loop_fn loops[LM_NUM_DTYPES];   /* indexed by compute dtype; NULL = unsupported */
-    int nscalars;                      /* LM_PROMOTE_SCALARS: lm_scalar fields of the ctx */
-    size_t scalar_offsets[4];
+    int nscalars;                      /* the ctx's lm_scalar fields: each must fit the compute dtype, */
+    size_t scalar_offsets[4];          /* and with LM_PROMOTE_SCALARS they take part in promotion */
+    /* the kernel header's LM_PW_NAME_CHECK, run on the inputs and the compute dtype
+     * before anything is written (divisors, exponents, alpha), and before the
+     * compute dtype is looked up in loops; NULL when it has none */
+    int (*check)(lm_tensor **ins, int compute, const void *ctx);
 } lm_pointwise_spec;
 
 /* out == NULL: allocate. Otherwise write into out (in-place when out is an
@@ -51,6 +55,13 @@ typedef struct {
 /* dims == NULL or ndims < 0: reduce over all dims. dtype < 0: by rule. */
 lm_tensor *lm_reduce(const lm_reduce_spec *spec, lm_tensor *self, const int64_t *dims, int64_t ndims,
                      bool keepdim, int dtype, lm_tensor *out);
+
+/* Checks the kernel headers' LM_PW_NAME_CHECK macros call (native/core/checks.c).
+ * Each returns 0, or -1 with the error set. */
+int lm_check_divisor(int compute, lm_tensor *dividend, lm_tensor *divisor);   /* integer division by zero */
+int lm_check_int_pow(lm_tensor *self, lm_tensor *exponent);   /* integer tensor ** negative Python int */
+int lm_check_alpha(int compute, lm_scalar alpha);              /* add/sub: alpha's kind fits the dtype */
+int lm_check_sub_bool(lm_tensor *self, lm_tensor *other);      /* sub: no bool operand */
 
 /* Generic out=/in-place for ops without a native out path: check, cast, copy. */
 int lm_write_result(const char *name, lm_tensor *out, lm_tensor *result);

@@ -25,6 +25,7 @@ static int result_dtype(const lm_pointwise_spec *spec, lm_tensor **ins, int *com
     if (spec->promote == LM_PROMOTE_FLOAT && !lm_is_floating(r)) r = LM_FLOAT32;
     *compute = r;
     *outdt = spec->promote == LM_PROMOTE_BOOL_OUT ? LM_BOOL : r;
+    if (spec->check && spec->check(ins, r, ctx)) return -1;   /* its message is the more precise one */
     if (!spec->loops[r])
         return lm_set_error(LM_ERR_TYPE, "not implemented for dtype %s", lm_dtype_name(r));
     return 0;
@@ -100,6 +101,9 @@ static lm_tensor *fast_path(const lm_pointwise_spec *spec, lm_tensor **ins, int 
 lm_tensor *lm_pointwise(const lm_pointwise_spec *spec, lm_tensor **ins, lm_tensor *out, const void *ctx) {
     int n = spec->ninputs, compute, outdt;
     if (result_dtype(spec, ins, &compute, &outdt, ctx)) return NULL;
+    for (int j = 0; j < spec->nscalars; j++)
+        if (lm_check_scalar_fits(*(const lm_scalar *)((const char *)ctx + spec->scalar_offsets[j]), compute))
+            return NULL;
     if (!out) {
         lm_tensor *r = fast_path(spec, ins, compute, outdt, ctx);
         if (r || lm_error_code()) return r;

@@ -9,6 +9,7 @@ static int dev(int device) { return device < 0 ? LM_CPU : device; }
 lm_tensor *lm_cpu_full(const int64_t *size, int64_t size_len, lm_scalar fill_value, int dtype, int device) {
     if (lm_check_shape((int)size_len, size)) return NULL;
     if (dtype < 0) dtype = default_dtype(fill_value);
+    if (lm_check_scalar_fits(fill_value, dtype)) return NULL;
     lm_tensor *t = lm_empty((int)size_len, size, dtype, dev(device));
     if (!t) return NULL;
     int64_t n = lm_numel(t);

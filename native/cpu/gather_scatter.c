@@ -111,6 +111,7 @@ lm_tensor *lm_cpu_scatter_src(lm_tensor *self, int64_t dim, lm_tensor *index, lm
 }
 
 lm_tensor *lm_cpu_scatter_value(lm_tensor *self, int64_t dim, lm_tensor *index, lm_scalar value) {
+    if (lm_check_scalar_fits(value, self->dtype)) return NULL;
     return scatter(self, dim, index, NULL, value, SCATTER_SET);
 }
 

@@ -76,6 +76,7 @@ lm_tensor *lm_cpu_index_add(lm_tensor *self, int64_t dim, lm_tensor *index, lm_t
                      lm_dtype_name(self->dtype), lm_dtype_name(source->dtype));
         return NULL;
     }
+    if (lm_check_scalar_fits(alpha, self->dtype)) return NULL;
     lm_nd S, R;
     lm_as_nd(self, &S);
     lm_as_nd(source, &R);

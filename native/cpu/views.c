@@ -260,7 +260,7 @@ int lm_cpu_copy_(lm_tensor *self, lm_tensor *src) {
 }
 
 int lm_cpu_fill_(lm_tensor *self, lm_scalar value) {
-    if (lm_check_writable(self)) return -1;
+    if (lm_check_writable(self) || lm_check_scalar_fits(value, self->dtype)) return -1;
     lm_tensor *v = lm_scalar_tensor(value, self->dtype, false);
     if (!v) return -1;
     int err = lm_copy_into(self, v);

@@ -44,8 +44,9 @@ static inline int64_t lm_ipow(int64_t b, int64_t e) {
     return (int64_t)r;
 }
 
-/* Python's modulo: the result takes the divisor's sign. Integer division by
- * zero gives 0 rather than a crash (PyTorch raises; see the op's doc). */
+/* Python's modulo: the result takes the divisor's sign. The ops refuse a zero
+ * divisor before their loop (lm_check_divisor); the b == 0 guards only keep
+ * the C division from trapping should a caller skip that check. */
 static inline int64_t lm_imod(int64_t a, int64_t b) {
     if (b == 0 || b == -1) return 0;
     int64_t r = a % b;

@@ -19,8 +19,16 @@ class LoomIndexError(IndexError, RuntimeError):
     pass
 
 
+class LoomZeroDivisionError(ZeroDivisionError, RuntimeError):
+    pass
+
+
+class LoomOverflowError(OverflowError, RuntimeError):
+    pass
+
+
 EXCEPTIONS = {1: LoomTypeError, 2: LoomValueError, 3: LoomIndexError, 4: RuntimeError,
-              5: MemoryError, 6: NotImplementedError}
+              5: MemoryError, 6: NotImplementedError, 7: LoomZeroDivisionError, 8: LoomOverflowError}
 
 
 def raise_error(op):

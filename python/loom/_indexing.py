@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from ._C import ffi, lib
-from ._errors import LoomIndexError, raise_error
+from ._errors import LoomIndexError, raise_error, renamed
 from ._tensor import Tensor
 
 
@@ -166,7 +166,13 @@ def advanced_setitem(t, key, value, op="__setitem__"):
     from ._ops import index_put_
     view, dims, indices, front = _advanced_plan(t, key, op)
     v = value
-    if not isinstance(v, Tensor):
+    if isinstance(v, (bool, int, float)):   # a number is range-checked against t's dtype, as by fill_
+        from ._ops import full
+        try:
+            v = full((), v, dtype=t.dtype)
+        except OverflowError as e:
+            raise renamed(e, op) from None
+    elif not isinstance(v, Tensor):
         from ._numpy import tensor
         v = tensor(v, dtype=t.dtype)
     if v.dtype != t.dtype:
@@ -245,7 +251,10 @@ def setitem(t, key, value):
                     v = v.reshape(tuple(v.shape[lead:]))
             view.copy_(v)
         elif isinstance(value, (int, float, bool)) or hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
-            view.fill_(value)
+            try:
+                view.fill_(value)
+            except OverflowError as e:
+                raise renamed(e, "__setitem__") from None
         else:
             from ._numpy import tensor
             view.copy_(tensor(value))

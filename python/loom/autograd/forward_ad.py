@@ -97,10 +97,13 @@ def propagate(result, primals, jvp):
 
 
 def derived_jvp(fn, primals):
-    """A jvp from backward formulas, for ops without a `result:` formula."""
+    """A jvp from backward formulas, for ops without a `result:` formula. Primals without a
+    tangent add nothing and are left constant (an input the op cannot differentiate, such as
+    nll_loss's weight, may not be made to require grad)."""
     def jvp(*ts):
         from . import functional
-        idx = [i for i, p in enumerate(primals) if isinstance(p, Tensor) and p.dtype.is_floating_point]
+        idx = [i for i, p in enumerate(primals)
+               if isinstance(p, Tensor) and p.dtype.is_floating_point and tangent(p) is not None]
         if not idx:
             return None
 

@@ -17,6 +17,15 @@ def needs_grad(*xs):
     return False
 
 
+def check_no_requires_grad(x, op, arg):
+    """An input the op cannot differentiate (derivatives.yaml's `not_implemented`; a loss's class
+    weights) is refused while it requires grad, as PyTorch does, instead of getting no gradient or
+    a partial one; under no_grad it is fine."""
+    if _state[0] and needs_grad(x):
+        raise RuntimeError(f"{op}(): not differentiable with respect to argument '{arg}'. "
+                           f"This input cannot have requires_grad True.")
+
+
 def check_inplace(self, op):
     """Refuse an in-place write autograd cannot follow; return self's metadata when self is a
     view (the caller then rebases the view's base), else None."""

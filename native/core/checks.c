@@ -1,0 +1,99 @@
+/* Argument checks run before an op writes anything (a pointwise header's
+ * LM_PW_NAME_CHECK calls them; see ops_support.h), and the range check of
+ * every Python number written into a tensor. */
+#include <float.h>
+#include <math.h>
+#include "ops_support.h"
+
+/* "Is any element zero" over one operand; ctx points at the bool to set. */
+#define ZERO_SCAN(name, T)                                                     \
+    static void name(char **d, const int64_t *s, int64_t n, const void *ctx) { \
+        for (int64_t i = 0; i < n; i++)                                        \
+            if (*(const T *)(d[0] + i * s[0]) == 0) { *(bool *)ctx = true; return; } \
+    }
+ZERO_SCAN(zero_scan_u8, uint8_t)
+ZERO_SCAN(zero_scan_i32, int32_t)
+ZERO_SCAN(zero_scan_i64, int64_t)
+static const lm_loop_fn zero_scans[LM_NUM_DTYPES] = {
+    [LM_UINT8] = zero_scan_u8, [LM_INT32] = zero_scan_i32, [LM_INT64] = zero_scan_i64};
+
+/* Integer // and % by zero have no value (C traps; PyTorch raises). The divisor is
+ * looked at in the compute dtype, where 256 is a uint8 zero; an empty result
+ * divides nothing, and otherwise broadcasting uses every divisor element. */
+int lm_check_divisor(int compute, lm_tensor *dividend, lm_tensor *divisor) {
+    if (!lm_is_integral(compute, false) || !lm_numel(dividend) || !lm_numel(divisor)) return 0;
+    lm_tensor *d = lm_cast(divisor, compute);
+    if (!d) return -1;
+    lm_iter it;
+    bool zero = false;
+    int err = lm_iter_init(&it, 1, &d, d->ndim, d->shape);
+    if (!err) {
+        lm_iter_order_by(&it, 0);
+        lm_iter_run(&it, zero_scans[compute], &zero);
+    }
+    lm_release(d);
+    if (err) return -1;
+    return zero ? lm_set_error(LM_ERR_ZERODIV, "ZeroDivisionError: integer division or modulo by zero") : 0;
+}
+
+/* NumPy's rule, which PyTorch follows for a Python number exponent: an integer
+ * (or bool) tensor to a negative integer power has no integer value. A tensor
+ * exponent is not checked (its negative powers truncate toward zero). */
+int lm_check_int_pow(lm_tensor *self, lm_tensor *exponent) {
+    if (!lm_is_integral(self->dtype, true) || !(exponent->flags & LM_FLAG_WRAPPED_NUMBER)) return 0;
+    lm_scalar e;
+    if (lm_item(exponent, &e)) return -1;
+    if (e.kind == 1 && e.i < 0)
+        return lm_set_error(LM_ERR_RUNTIME, "Integers to negative integer powers are not allowed.");
+    return 0;
+}
+
+/* add/sub's alpha multiplies in the compute dtype: a float alpha has no integer
+ * value (PyTorch refuses rather than truncate), a bool one means only "or" in bool. */
+int lm_check_alpha(int compute, lm_scalar alpha) {
+    if (alpha.kind == 0 && compute != LM_BOOL)
+        return lm_set_error(LM_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
+    if (alpha.kind == 2 && !lm_is_floating(compute))
+        return lm_set_error(LM_ERR_RUNTIME,
+                            "For integral input tensors, argument alpha must not be a floating point number.");
+    return 0;
+}
+
+/* bool - bool has no bool value, and bool - number is almost always a mask
+ * being inverted: PyTorch refuses both (on the inputs' dtypes) and names the fix. */
+int lm_check_sub_bool(lm_tensor *self, lm_tensor *other) {
+    if (self->dtype == LM_BOOL && other->dtype == LM_BOOL)
+        return lm_set_error(LM_ERR_TYPE, "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                                         "Use the `^` or `logical_xor()` operator instead.");
+    if (self->dtype == LM_BOOL || other->dtype == LM_BOOL)
+        return lm_set_error(LM_ERR_TYPE, "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                                         "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                                         "operator instead.");
+    return 0;
+}
+
+/* PyTorch's rule for a Python number written into a tensor of `dtype`:
+ * anything goes into bool; an int fits a float, and an integer dtype within
+ * its range, where unsigned ones also take negatives down to -max (two's
+ * complement: -1 is 255 in uint8); a float fits an integer dtype within its
+ * range, never as NaN or an infinity, and float32 up to FLT_MAX or inf. */
+static bool fits(lm_scalar v, int dtype) {
+    static const double lo[LM_NUM_DTYPES] = {[LM_UINT8] = 0, [LM_INT32] = INT32_MIN, [LM_INT64] = -0x1p63};
+    static const double hi[LM_NUM_DTYPES] = {[LM_UINT8] = UINT8_MAX, [LM_INT32] = INT32_MAX, [LM_INT64] = 0x1p63};
+    if (v.kind <= 0 || dtype == LM_BOOL || dtype == LM_FLOAT64) return true;
+    if (v.kind == 1) {
+        switch (dtype) {
+            case LM_UINT8: return v.i >= -UINT8_MAX && v.i <= UINT8_MAX;
+            case LM_INT32: return v.i >= INT32_MIN && v.i <= INT32_MAX;
+            default: return true;   /* int64, float32 */
+        }
+    }
+    if (dtype == LM_FLOAT32) return isnan(v.d) || isinf(v.d) || fabs(v.d) <= FLT_MAX;
+    /* integral: 2^63 itself is out of int64 (PyTorch lets it through and wraps) */
+    return v.d >= lo[dtype] && (dtype == LM_INT64 ? v.d < hi[dtype] : v.d <= hi[dtype]);
+}
+
+int lm_check_scalar_fits(lm_scalar v, int dtype) {
+    if (fits(v, dtype)) return 0;
+    return lm_set_error(LM_ERR_OVERFLOW, "value cannot be converted to type %s without overflow", lm_dtype_name(dtype));
+}
