@@ -1,8 +1,8 @@
 """Datasets, samplers, collation and the DataLoader, as torch.utils.data."""
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader
-from .dataset import Dataset, IterableDataset, TensorDataset
+from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Sampler", "SequentialSampler", "RandomSampler",
-           "BatchSampler", "DataLoader", "default_collate", "default_convert"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "random_split", "Sampler",
+           "SequentialSampler", "RandomSampler", "BatchSampler", "DataLoader", "default_collate", "default_convert"]

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..._numpy import from_numpy
 from .collate import default_collate, default_convert
-from .dataset import IterableDataset, TensorDataset
+from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ["DataLoader"]
@@ -83,8 +83,7 @@ class DataLoader:
         if fast is not None:
             batches = self.batch_sampler._index_arrays() if type(self.batch_sampler) is BatchSampler else None
             if batches is not None:   # known-valid index arrays: no per-batch list or bounds check
-                arrays = fast.arrays
-                return ([from_numpy(a.take(idx, axis=0)) for a in arrays] for idx in batches)
+                return (fast(idx, checked=True) for idx in batches)
             return (fast(idx) for idx in self.batch_sampler)
         getitems = getattr(self.dataset, "__getitems__", None)
         if getitems:
@@ -92,23 +91,34 @@ class DataLoader:
         return (self.collate_fn([self.dataset[i] for i in idx]) for idx in self.batch_sampler)
 
     def _fast_gather(self):
-        """For a TensorDataset with the default collate: one NumPy take per tensor (the result equals
-        stacking the samples). Tensors that need autograd or live off the CPU take the general path."""
-        ds = self.dataset
-        if self.collate_fn is not default_collate or type(ds).__getitem__ is not TensorDataset.__getitem__:
+        """For a TensorDataset, or Subsets of one, with the default collate: one NumPy take per tensor (the
+        result equals stacking the samples). Tensors that need autograd or live off the CPU, and Subsets whose
+        indices are not all valid ints, take the general path (which raises where a bad index is used)."""
+        if self.collate_fn is not default_collate:
             return None
-        if not isinstance(ds, TensorDataset) or any(t.requires_grad or t.device.type != "cpu" for t in ds.tensors):
+        ds, n, rows = self.dataset, len(self.dataset), None
+        while type(ds) is Subset:   # compose the index maps down to the TensorDataset
+            step = np.asarray(ds.indices)
+            if step.dtype.kind not in "iu" or step.ndim != 1:
+                return None
+            rows = step.astype(np.int64) if rows is None else step[rows]
+            ds = ds.dataset
+        if not isinstance(ds, TensorDataset) or type(ds).__getitem__ is not TensorDataset.__getitem__:
+            return None
+        if any(t.requires_grad or t.device.type != "cpu" for t in ds.tensors):
+            return None
+        if rows is not None and rows.size and (rows.min() < -len(ds) or rows.max() >= len(ds)):
             return None
         arrays = [np.asarray(t) for t in ds.tensors]
-        n = len(ds)
 
-        def gather(idx):
+        def gather(idx, checked=False):
             idx = np.asarray(idx, dtype=np.int64)
-            if idx.size and (idx.min() < -n or idx.max() >= n):
+            if not checked and idx.size and (idx.min() < -n or idx.max() >= n):
                 bad = int(idx[(idx < -n) | (idx >= n)][0])
                 raise IndexError(f"index {bad} is out of bounds for dimension 0 with size {n}")
-            return [from_numpy(np.take(a, idx, axis=0)) for a in arrays]
-        gather.arrays = arrays
+            if rows is not None:
+                idx = rows[idx]
+            return [from_numpy(a.take(idx, axis=0)) for a in arrays]
         return gather
 
     def _iter_stream(self):
