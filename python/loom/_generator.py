@@ -1,8 +1,8 @@
-"""Generator objects for host-side sampling (DataLoader shuffling, samplers), as torch.Generator.
+"""Generator objects for host-side sampling (DataLoader shuffling, samplers, nn.init), as torch.Generator.
 
 loom's random ops draw from the global C generator (loom.manual_seed); a Generator
-is a separate, seedable stream (NumPy's PCG64) for code that picks indices on the
-host, so a DataLoader can shuffle reproducibly without touching the global state."""
+is a separate, seedable stream (NumPy's PCG64) drawn on the host, so a DataLoader
+can shuffle, and nn.init fill weights, reproducibly without touching the global state."""
 import json
 import os
 
@@ -62,6 +62,14 @@ class Generator:
 
     def _integers(self, high, size):
         return self._rng.integers(0, high, size=size)
+
+    def _uniform(self, shape, dtype):
+        """Draws from U[0, 1) of a NumPy float dtype (drawn in that dtype, so rounding never reaches 1)."""
+        return self._rng.random(shape, dtype=dtype)
+
+    def _normal(self, shape, dtype):
+        """Draws from N(0, 1) of a NumPy float dtype."""
+        return self._rng.standard_normal(shape, dtype=dtype)
 
     def __repr__(self):
         return f"<loom.Generator object, device={self.device}>"
