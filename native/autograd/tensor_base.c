@@ -24,11 +24,20 @@ static int Tensor_clear(TensorObj *t) {
     return 0;
 }
 
+/* A tensor can die while an exception is in flight (an iterator dropped by the
+ * loop it raised out of); the release may run Python code (the callback that
+ * frees a NumPy array lent by from_numpy), which must not see that exception,
+ * so it is set aside meanwhile. */
 static void release_handle(PyObject *h) {
     lm_tensor *p = lmag_cdata_pointer(h);
-    if (p && release_fn) {
+    if (p && release_fn && !PyErr_Occurred()) {
         release_fn(p);
-    } else if (py_release) {   /* keeps any exception of the one in flight */
+    } else if (p && release_fn) {
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        release_fn(p);
+        PyErr_Restore(et, ev, tb);
+    } else if (py_release) {
         PyObject *et, *ev, *tb;
         PyErr_Fetch(&et, &ev, &tb);
         PyObject *r = PyObject_CallOneArg(py_release, h);
