@@ -75,7 +75,14 @@ class Generator:
         return f"<loom.Generator object, device={self.device}>"
 
 
+def _seed_from(generator):
+    """A seed drawn from `generator`, or from loom's global generator when None (so loom.manual_seed fixes it)."""
+    if generator is not None:
+        return int(generator._integers(2 ** 62, None))
+    from . import randint, int64
+    return int(randint(0, 2 ** 62, (), dtype=int64).item())
+
+
 def _from_global():
     """A Generator seeded from loom's global generator, so loom.manual_seed makes it reproducible."""
-    from . import randint, int64
-    return Generator().manual_seed(int(randint(0, 2 ** 62, (), dtype=int64).item()))
+    return Generator().manual_seed(_seed_from(None))

@@ -1,37 +1,58 @@
-"""The DataLoader, as torch.utils.data.DataLoader (single process).
-
-A TensorDataset batch with the default collate is gathered with one NumPy
-`take` per tensor on zero-copy views of the dataset's tensors (loom has no
-integer-tensor indexing yet), instead of indexing and stacking per sample."""
+"""The DataLoader, as torch.utils.data.DataLoader: batches in the main process, or with num_workers > 0 in
+worker processes (see _multiprocessing)."""
+import itertools
 import math
-import warnings
+import numbers
 
-import numpy as np
-
-from ..._numpy import from_numpy
+from ..._generator import Generator, _seed_from
+from ._fetch import IterableFetcher, MapFetcher
+from ._multiprocessing import MultiProcessIter, resolve_context
 from .collate import default_collate, default_convert
-from .dataset import IterableDataset, Subset, TensorDataset
+from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ["DataLoader"]
 
 
 class DataLoader:
-    """Iterates over a dataset in batches. Arguments as torch.utils.data.DataLoader; loading runs in
-    this process (num_workers > 0 warns and loads here), pin_memory is a no-op on the CPU."""
+    """Iterates over a dataset in batches. Arguments as torch.utils.data.DataLoader; pin_memory is a no-op on
+    the CPU.
+
+    num_workers > 0 loads in that many worker processes, started with 'spawn' unless multiprocessing_context
+    says otherwise, so the dataset, collate_fn and worker_init_fn must be picklable (defined at module level)
+    and a script that iterates must do so under `if __name__ == "__main__":`. Worker i seeds Python's, NumPy's
+    and loom's global generators from base_seed + i, base_seed being drawn from `generator` (or loom's global
+    generator) at each iter(), in both modes, so a seed gives the same batches whatever num_workers. Workers
+    stop at the end of each epoch unless persistent_workers."""
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
                  pin_memory_device="", in_order=True):
+        if isinstance(num_workers, bool) or not isinstance(num_workers, numbers.Integral):
+            raise TypeError(f"num_workers option should be an int, but got {type(num_workers).__name__}")
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
                              "multiprocessing.")
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
-        if num_workers > 0:
-            warnings.warn("loom's DataLoader loads in the main process; num_workers is ignored", stacklevel=2)
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
+                             "to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        if prefetch_factor is not None and (isinstance(prefetch_factor, bool) or
+                                            not isinstance(prefetch_factor, numbers.Integral) or prefetch_factor < 1):
+            raise ValueError(f"prefetch_factor option should be a positive integer, but got {prefetch_factor!r}")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
         self.dataset, self.num_workers, self.pin_memory, self.timeout = dataset, num_workers, pin_memory, timeout
+        self.multiprocessing_context = resolve_context(multiprocessing_context, num_workers)
+        self.worker_init_fn, self.prefetch_factor = worker_init_fn, prefetch_factor
+        self.persistent_workers, self.in_order = persistent_workers, in_order
+        self._iterator = None   # the persistent workers' iterator, reset for each epoch
+        if generator is not None and not isinstance(generator, Generator):
+            raise TypeError(f"generator should be a loom.Generator, but got {type(generator).__name__}")
         self.generator = generator
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
@@ -75,63 +96,39 @@ class DataLoader:
         return len(self.batch_sampler if self._auto_collation else self.sampler)
 
     def __iter__(self):
+        base_seed = _seed_from(self.generator)
         if self._iterable:
-            return self._iter_stream()
-        if not self._auto_collation:
-            return (self.collate_fn(self.dataset[i]) for i in self.sampler)
-        fast = self._fast_gather()
-        if fast is not None:
-            batches = self.batch_sampler._index_arrays() if type(self.batch_sampler) is BatchSampler else None
-            if batches is not None:   # known-valid index arrays: no per-batch list or bounds check
-                return (fast(idx, checked=True) for idx in batches)
-            return (fast(idx) for idx in self.batch_sampler)
-        getitems = getattr(self.dataset, "__getitems__", None)
-        if getitems:
-            return (self.collate_fn(getitems(idx)) for idx in self.batch_sampler)
-        return (self.collate_fn([self.dataset[i] for i in idx]) for idx in self.batch_sampler)
+            fetcher, indices, checked = None, itertools.repeat(None), False   # workers fetch until their stream ends
+        else:
+            fetcher = MapFetcher(self.dataset, self._auto_collation, self.collate_fn)
+            indices, checked = self._index_stream(fetcher)
+        if self.num_workers > 0:
+            if self._iterator is not None and self._iterator.alive:
+                self._iterator.reset(indices, checked)
+                return self._iterator
+            it = MultiProcessIter(self, base_seed, indices, checked)
+            if self.persistent_workers:
+                self._iterator = it
+            return it
+        if self._iterable:
+            return _stream(IterableFetcher(self.dataset, self._auto_collation, self.collate_fn, self.batch_size,
+                                           self.drop_last))
+        return (fetcher.fetch(i, checked) for i in indices)
 
-    def _fast_gather(self):
-        """For a TensorDataset, or Subsets of one, with the default collate: one NumPy take per tensor (the
-        result equals stacking the samples). Tensors that need autograd or live off the CPU, and Subsets whose
-        indices are not all valid ints, take the general path (which raises where a bad index is used)."""
-        if self.collate_fn is not default_collate:
-            return None
-        ds, n, rows = self.dataset, len(self.dataset), None
-        while type(ds) is Subset:   # compose the index maps down to the TensorDataset
-            step = np.asarray(ds.indices)
-            if step.dtype.kind not in "iu" or step.ndim != 1:
-                return None
-            rows = step.astype(np.int64) if rows is None else step[rows]
-            ds = ds.dataset
-        if not isinstance(ds, TensorDataset) or type(ds).__getitem__ is not TensorDataset.__getitem__:
-            return None
-        if any(t.requires_grad or t.device.type != "cpu" for t in ds.tensors):
-            return None
-        if rows is not None and rows.size and (rows.min() < -len(ds) or rows.max() >= len(ds)):
-            return None
-        arrays = [np.asarray(t) for t in ds.tensors]
+    def _index_stream(self, fetcher):
+        """An iterator over each batch's indices (each sample's without auto-collation), and whether they are known
+        to be in range: the sampler's index arrays, when the batch is a NumPy gather."""
+        if fetcher.gather is not None and type(self.batch_sampler) is BatchSampler:
+            arrays = self.batch_sampler._index_arrays()
+            if arrays is not None:
+                return arrays, True
+        return iter(self.batch_sampler if self._auto_collation else self.sampler), False
 
-        def gather(idx, checked=False):
-            idx = np.asarray(idx, dtype=np.int64)
-            if not checked and idx.size and (idx.min() < -n or idx.max() >= n):
-                bad = int(idx[(idx < -n) | (idx >= n)][0])
-                raise IndexError(f"index {bad} is out of bounds for dimension 0 with size {n}")
-            if rows is not None:
-                idx = rows[idx]
-            return [from_numpy(a.take(idx, axis=0)) for a in arrays]
-        return gather
 
-    def _iter_stream(self):
-        it = iter(self.dataset)
-        if self.batch_size is None:
-            for sample in it:
-                yield self.collate_fn(sample)
+def _stream(fetcher):
+    while True:
+        try:
+            batch = fetcher.fetch()
+        except StopIteration:
             return
-        batch = []
-        for sample in it:
-            batch.append(sample)
-            if len(batch) == self.batch_size:
-                yield self.collate_fn(batch)
-                batch = []
-        if batch and not self.drop_last:
-            yield self.collate_fn(batch)
+        yield batch
