@@ -249,6 +249,29 @@ def test_embedding_padding_row_gets_no_gradient():
            A[:, :, 0].copy())
 
 
+@pytest.mark.parametrize("padding_idx", [-1, 2])
+def test_embedding_scale_grad_by_freq_gradient_matches_pytorch(padding_idx):
+    idx = np.array([[0, 2, 2], [2, 1, 0], [3, 2, 3]])   # row 2 four times, 0 and 3 twice, 1 once
+    _grads(lambda w: loom.embedding(w, loom.tensor(idx), padding_idx, True),
+           lambda torch, w: torch.embedding(w, torch.tensor(idx), padding_idx, True), A[0].copy())
+
+
+def test_embedding_forward_mode_matches_pytorch():
+    """The tangent is the lookup of the weight's tangent; the padding row and the frequency scaling concern
+    only the gradient."""
+    torch = pytest.importorskip("torch")
+    from loom.autograd import forward_ad as fw
+    import torch.autograd.forward_ad as tfw
+    idx, w, t = np.array([1, 1, 2, 0]), A[:, :, 0].copy(), A[:, :, 1].copy()
+    with fw.dual_level():
+        got = fw.unpack_dual(loom.embedding(fw.make_dual(loom.tensor(w), loom.tensor(t)), loom.tensor(idx), 1,
+                                            True)).tangent
+    with tfw.dual_level():
+        want = tfw.unpack_dual(torch.embedding(tfw.make_dual(torch.tensor(w), torch.tensor(t)), torch.tensor(idx),
+                                               1, True)).tangent
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
 def test_second_order_through_gather_and_index():
     x = loom.tensor(A[0], requires_grad=True)
     idx = loom.tensor([[1, 1], [0, 3], [2, 2]])

@@ -127,3 +127,58 @@ def test_default_layer_initialisation():
     assert np.all(ln.weight.detach().numpy() == 1) and not ln.bias.detach().numpy().any()
     emb = nn.Embedding(1000, 20, padding_idx=3).weight.detach().numpy()
     assert not emb[3].any() and abs(np.delete(emb, 3, 0).std() - 1) < 0.03
+
+
+_RANDOM_INITS = [(init.uniform_, {"a": -2.0, "b": 3.0}), (init.normal_, {"mean": 1.0, "std": 0.5}),
+                 (init.xavier_uniform_, {}), (init.xavier_normal_, {}), (init.kaiming_uniform_, {"a": math.sqrt(5)}),
+                 (init.kaiming_normal_, {"mode": "fan_out"})]
+
+
+@pytest.mark.parametrize("fn,kwargs", _RANDOM_INITS, ids=[f.__name__ for f, _ in _RANDOM_INITS])
+@pytest.mark.parametrize("dtype", [loom.float32, loom.float64])
+def test_generator_gives_the_same_weights_for_the_same_seed(fn, kwargs, dtype):
+    def fill(seed):
+        t = _draws((60, 70), dtype)
+        assert fn(t, generator=loom.Generator().manual_seed(seed), **kwargs) is t
+        assert t.dtype == dtype and t.requires_grad and t.is_leaf
+        return t.detach().numpy().copy()
+    a = fill(5)
+    np.testing.assert_array_equal(a, fill(5))
+    assert not np.array_equal(a, fill(6))
+    g = loom.Generator().manual_seed(5)   # one generator goes on drawing new values
+    assert not np.array_equal(fn(_draws((60, 70), dtype), generator=g, **kwargs).detach().numpy(),
+                              fn(_draws((60, 70), dtype), generator=g, **kwargs).detach().numpy())
+
+
+def test_generator_leaves_the_global_stream_alone():
+    loom.manual_seed(3)
+    want = loom.rand(5).numpy()
+    loom.manual_seed(3)
+    init.kaiming_uniform_(loom.zeros(4, 4), generator=loom.Generator().manual_seed(0))
+    np.testing.assert_array_equal(loom.rand(5).numpy(), want)
+
+
+def test_without_generator_draws_from_the_global_stream():
+    loom.manual_seed(3)
+    want = (loom.rand(7) * 4 - 1).numpy()
+    loom.manual_seed(3)
+    np.testing.assert_array_equal(init.uniform_(loom.zeros(7), -1.0, 3.0).numpy(), want)
+
+
+def test_generator_draws_have_the_distribution():
+    g = loom.Generator().manual_seed(0)
+    u = init.uniform_(_draws(), -2.0, 3.0, generator=g).detach().numpy()
+    assert u.min() >= -2.0 and u.max() < 3.0
+    assert abs(u.mean() - 0.5) < 0.02 and abs(u.var() - 25 / 12) < 0.03
+    n = init.normal_(_draws(dtype=loom.float64), 1.5, 0.5, generator=g).detach().numpy()
+    assert abs(n.mean() - 1.5) < 0.005 and abs(n.std() - 0.5) < 0.005
+    std = math.sqrt(2.0) / math.sqrt(500)
+    k = init.kaiming_normal_(_draws(), nonlinearity="relu", generator=g).detach().numpy()
+    assert abs(k.std() / std - 1) < 0.02
+
+
+def test_generator_must_be_a_loom_generator():
+    with pytest.raises(TypeError, match=r"normal_\(\): generator should be a loom.Generator, but got Generator"):
+        init.xavier_normal_(loom.zeros(3, 3), generator=np.random.default_rng(0))
+    with pytest.raises(TypeError, match=r"uniform_\(\): generator should be a loom.Generator, but got int"):
+        init.uniform_(loom.zeros(3), generator=0)

@@ -235,6 +235,21 @@ def test_embedding_max_norm_renormalises_looked_up_rows(norm_type):
     close(lm.weight, tm.weight, 1e-6)   # rows 1, 4, 0 rescaled in place, the others untouched
 
 
+@pytest.mark.parametrize("padding_idx,max_norm", [(None, None), (3, None), (None, 1.5), (1, 1.0)])
+def test_embedding_scale_grad_by_freq(padding_idx, max_norm):
+    kw = dict(padding_idx=padding_idx, max_norm=max_norm, scale_grad_by_freq=True)
+    tm, lm = tnn.Embedding(7, 3, **kw), nn.Embedding(7, 3, **kw)
+    idx = np.array([[0, 3, 6, 3], [1, 1, 3, 5], [1, 1, 1, 0]], dtype=np.int64)   # rows seen 1 to 5 times
+    check_module(tm, lm, idx, grad_inputs=False)
+
+
+def test_embedding_sparse_is_refused():
+    with pytest.raises(NotImplementedError, match=r"Embedding\(\): sparse=True is not supported"):
+        nn.Embedding(4, 2, sparse=True)
+    with pytest.raises(NotImplementedError, match=r"embedding\(\): sparse=True is not supported"):
+        F.embedding(loom.tensor([0, 1]), loom.zeros(4, 2, requires_grad=True), sparse=True)
+
+
 def test_embedding_from_pretrained():
     w = rand(5, 2)
     lm = nn.Embedding.from_pretrained(loom.tensor(w))

@@ -105,6 +105,19 @@ def test_a_numpy_backed_tensor_freed_while_an_exception_unwinds():
     assert r.stdout.count("has no attribute 'missing'") == 2 and "Exception ignored" not in r.stderr, r.stderr
 
 
+def test_tensors_freed_while_an_exception_is_in_flight():
+    """list() drops the tensors it collected while the generator's exception is in flight; freeing one that
+    lends a NumPy array runs Python code, which must neither see nor swallow that exception."""
+    def stream():
+        yield loom.from_numpy(np.arange(3))
+        yield loom.tensor([1.0, 2.0])
+        raise KeyError("from the stream")
+    with pytest.raises(KeyError, match="from the stream"):
+        list(stream())
+    with pytest.raises(KeyError, match="from the stream"):
+        [t + 1 for t in stream()]
+
+
 def test_read_only_arrays_are_copied():
     a = np.frombuffer(b"\x01\x02\x03\x04", dtype=np.uint8)
     t = loom.from_numpy(a)

@@ -116,8 +116,8 @@ done:
     return out;
 }
 
-lm_tensor *lm_cpu_embedding(lm_tensor *weight, lm_tensor *indices, int64_t padding_idx) {
-    (void)padding_idx;   /* only the backward treats the padding row differently */
+lm_tensor *lm_cpu_embedding(lm_tensor *weight, lm_tensor *indices, int64_t padding_idx, bool scale_grad_by_freq) {
+    (void)padding_idx, (void)scale_grad_by_freq;   /* only the backward uses them */
     if (weight->ndim != 2) {
         lm_set_error(LM_ERR_VALUE, "'weight' must be 2-D, got a %d-d tensor", weight->ndim);
         return NULL;

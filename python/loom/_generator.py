@@ -1,8 +1,8 @@
-"""Generator objects for host-side sampling (DataLoader shuffling, samplers), as torch.Generator.
+"""Generator objects for host-side sampling (DataLoader shuffling, samplers, nn.init), as torch.Generator.
 
 loom's random ops draw from the global C generator (loom.manual_seed); a Generator
-is a separate, seedable stream (NumPy's PCG64) for code that picks indices on the
-host, so a DataLoader can shuffle reproducibly without touching the global state."""
+is a separate, seedable stream (NumPy's PCG64) drawn on the host, so a DataLoader
+can shuffle, and nn.init fill weights, reproducibly without touching the global state."""
 import json
 import os
 
@@ -63,11 +63,26 @@ class Generator:
     def _integers(self, high, size):
         return self._rng.integers(0, high, size=size)
 
+    def _uniform(self, shape, dtype):
+        """Draws from U[0, 1) of a NumPy float dtype (drawn in that dtype, so rounding never reaches 1)."""
+        return self._rng.random(shape, dtype=dtype)
+
+    def _normal(self, shape, dtype):
+        """Draws from N(0, 1) of a NumPy float dtype."""
+        return self._rng.standard_normal(shape, dtype=dtype)
+
     def __repr__(self):
         return f"<loom.Generator object, device={self.device}>"
 
 
+def _seed_from(generator):
+    """A seed drawn from `generator`, or from loom's global generator when None (so loom.manual_seed fixes it)."""
+    if generator is not None:
+        return int(generator._integers(2 ** 62, None))
+    from . import randint, int64
+    return int(randint(0, 2 ** 62, (), dtype=int64).item())
+
+
 def _from_global():
     """A Generator seeded from loom's global generator, so loom.manual_seed makes it reproducible."""
-    from . import randint, int64
-    return Generator().manual_seed(int(randint(0, 2 ** 62, (), dtype=int64).item()))
+    return Generator().manual_seed(_seed_from(None))

@@ -212,11 +212,15 @@ def cumsum_backward(grad, dim):
     return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
 
 
-def embedding_backward(grad, shape, indices, padding_idx):
-    """Rows scatter-added by index; the padding row gets nothing."""
+def embedding_backward(grad, shape, indices, padding_idx, scale_grad_by_freq):
+    """Rows scatter-added by index; the padding row gets nothing. With scale_grad_by_freq each row's
+    sum is divided by the number of times indices holds it (its count in this batch)."""
     n, d = shape
     flat = indices.reshape(-1)
     g = grad.reshape((-1, d))
     if padding_idx >= 0:
         g = lm.where((flat != padding_idx).unsqueeze(1), g, 0.0)
+    if scale_grad_by_freq:
+        counts = lm.zeros((n,), dtype=grad.dtype).index_add(0, flat, lm.ones(flat.shape, dtype=grad.dtype))
+        g = g / counts.index_select(0, flat).unsqueeze(1)
     return lm.zeros((n, d), dtype=grad.dtype).index_add(0, flat, g)

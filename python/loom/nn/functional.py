@@ -182,11 +182,16 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         if padding_idx < -n:
             raise ValueError("embedding(): padding_idx must be within num_embeddings")
         padding_idx = n + padding_idx
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding(): scale_grad_by_freq and sparse are not supported by loom")
+    if sparse:
+        raise _sparse_embedding_unsupported("embedding()")
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
-    return _L.embedding(weight, input, padding_idx)
+    return _L.embedding(weight, input, padding_idx, scale_grad_by_freq)
+
+
+def _sparse_embedding_unsupported(where):
+    return NotImplementedError(f"{where}: sparse=True is not supported: loom has no sparse tensors, so the "
+                               f"weight's gradient can only be dense (pass sparse=False)")
 
 
 def _embedding_renorm_(weight, input, max_norm, norm_type):

@@ -1,9 +1,12 @@
 """loom.nn.init: in-place initialisers with torch.nn.init's names and maths, drawn from loom's RNG
-(seed with loom.manual_seed). They run under no_grad, so they work on parameters."""
+(seed with loom.manual_seed) or, given generator=, from that loom.Generator. They run under no_grad,
+so they work on parameters."""
 import math
 import warnings
 
 from .._dtype import float32
+from .._generator import Generator
+from .._numpy import as_tensor
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
@@ -11,9 +14,8 @@ from ..autograd.grad_mode import no_grad
 def _check(tensor, name, generator=None):
     if not isinstance(tensor, Tensor):
         raise TypeError(f"{name}(): expected a loom.Tensor, got {type(tensor).__name__}")
-    if generator is not None:
-        raise NotImplementedError(f"{name}(): loom has one global generator (loom.manual_seed); generator= "
-                                  f"is not supported")
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError(f"{name}(): generator should be a loom.Generator, but got {type(generator).__name__}")
 
 
 def _fill_random(tensor, sample):
@@ -21,6 +23,15 @@ def _fill_random(tensor, sample):
     with no_grad():
         tensor.copy_(sample(tuple(tensor.shape), dtype))
     return tensor
+
+
+def _standard(shape, dtype, generator, normal):
+    """N(0, 1) (normal) or U[0, 1) draws of `dtype`: from loom's global generator, or drawn on the host
+    from `generator` (a NumPy stream, so its values differ from the global one's for the same seed)."""
+    from .. import _ops
+    if generator is None:
+        return (_ops.randn if normal else _ops.rand)(shape, dtype=dtype)
+    return as_tensor((generator._normal if normal else generator._uniform)(shape, dtype.numpy))
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -66,16 +77,14 @@ def _calculate_correct_fan(tensor, mode):
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with U(a, b)."""
-    from .. import _ops
     _check(tensor, "uniform_", generator)
-    return _fill_random(tensor, lambda shape, dt: _ops.rand(shape, dtype=dt) * (b - a) + a)
+    return _fill_random(tensor, lambda shape, dt: _standard(shape, dt, generator, False) * (b - a) + a)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with N(mean, std^2)."""
-    from .. import _ops
     _check(tensor, "normal_", generator)
-    return _fill_random(tensor, lambda shape, dt: _ops.randn(shape, dtype=dt) * std + mean)
+    return _fill_random(tensor, lambda shape, dt: _standard(shape, dt, generator, True) * std + mean)
 
 
 def constant_(tensor, val):

@@ -1,0 +1,10 @@
+"""Datasets, samplers, collation and the DataLoader, as torch.utils.data."""
+from .collate import default_collate, default_convert
+from .dataloader import DataLoader
+from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from ._worker import get_worker_info
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "random_split", "Sampler",
+           "SequentialSampler", "RandomSampler", "BatchSampler", "DataLoader", "default_collate", "default_convert",
+           "get_worker_info"]
