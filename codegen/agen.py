@@ -66,7 +66,8 @@ def steps(d):
         elif len(f.inputs) == 1:
             out.append(SimpleNamespace(kind="one", expr=qualified(d, f.expr)))
         else:
-            out.append(SimpleNamespace(kind="multi", expr=qualified(d, f.expr), n=len(f.inputs)))
+            out.append(SimpleNamespace(kind="multi", expr=qualified(d, f.expr), n=len(f.inputs),
+                                       mask="grad_input_mask" in f.names))
             done.update(f.inputs)
         done.add(a.name)
     return out

@@ -18,6 +18,7 @@ HELPERS = tuple(n.name for n in ast.parse(_FORMULAS.read_text()).body
                 if isinstance(n, ast.FunctionDef) and not n.name.startswith("_"))
 KEYS = ("name", "non_differentiable", "output_differentiability", "result")
 BUILTINS = ("None", "True", "False", "len", "range", "list", "tuple", "float", "int")
+MASK = "grad_input_mask"   # in a formula of several inputs: a tuple of bools, which of them need a gradient
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,9 @@ def load(path, ops_model):
                 not_implemented.extend(inputs)
                 continue
             names = _names(str(expr), lambda m, k=key: err(m, k))
-            for n in sorted(names - allowed):
+            if MASK in names and len(inputs) < 2:
+                err(f"'{MASK}' (which of the inputs need a gradient) is for a formula of several inputs", key)
+            for n in sorted(names - allowed - {MASK}):
                 err(f"formula for '{key}' names '{n}', which is not an argument of {schema.full_name}, "
                     f"grad, result or a known helper{did_you_mean(n, allowed)}", key)
             for n in _called_args(str(expr), arg_names):

@@ -43,6 +43,13 @@ def conv2d_backward_input(g, w, input_size, stride, padding, dilation, groups):
     return _vjp(lambda x: conv2d(x, w, None, stride, padding, dilation, groups), x0, g)
 
 
+def linear_backward(g, x, w, input_grad, weight_grad, bias_grad):
+    rows = g.reshape(-1, g.shape[-1])
+    empty = np.empty(0, dtype=g.dtype)
+    return (g @ w if input_grad else empty, rows.T @ x.reshape(-1, x.shape[-1]) if weight_grad else empty,
+            rows.sum(0) if bias_grad else empty)
+
+
 def conv2d_backward_weight(g, x, weight_size, stride, padding, dilation, groups):
     w0 = np.zeros(weight_size, dtype=g.dtype)
     return _vjp(lambda w: conv2d(x, w, None, stride, padding, dilation, groups), w0, g)

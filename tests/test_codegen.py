@@ -144,6 +144,8 @@ D_BAD = [
     ("calls an argument", "- name: softmax_backward(Tensor grad_output, Tensor output, int dim) -> Tensor\n"
      "  grad_output: dim(grad)\n  output: grad\n", 2,
      r"formula for 'grad_output' calls 'dim', an argument of softmax_backward and no loom op"),
+    ("mask of one input", "- name: neg(Tensor self) -> Tensor\n  self: grad if grad_input_mask[0] else None\n", 2,
+     r"'grad_input_mask' \(which of the inputs need a gradient\) is for a formula of several inputs"),
 ]
 
 

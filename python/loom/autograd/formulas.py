@@ -1,6 +1,7 @@
 """Helpers named in derivatives.yaml. Written with loom ops only, so their
 results are differentiable again (double backward)."""
 from .. import _ops as lm
+from .grad_mode import _state as _grad_state
 
 
 def _dims(dim, ndim):
@@ -137,6 +138,16 @@ def linear_weight_backward(grad, input):
     g = grad.reshape(-1, grad.shape[-1]) if grad.ndim != 2 else grad
     x = input.reshape(-1, input.shape[-1]) if input.ndim != 2 else input
     return lm.mm(g.t(), x)
+
+
+def linear_grads(grad, input, weight, mask):
+    """(d input, d weight, d bias) of linear, those in mask: one linear_backward call, or the
+    separate ops when the formulas build a graph of their own (create_graph), as that kernel
+    has no derivative."""
+    if not _grad_state[0]:
+        return lm.linear_backward(grad, input, weight, *mask)
+    return (grad.matmul(weight) if mask[0] else None, linear_weight_backward(grad, input) if mask[1] else None,
+            linear_bias_backward(grad) if mask[2] else None)
 
 
 def linear_bias_backward(grad):
