@@ -233,6 +233,9 @@ def test_setitem_converts_and_broadcasts():
     (lambda: loom.tensor([1.0, 2.0], dtype=loom.float64), "tensor([1., 2.], dtype=loom.float64)"),
     (lambda: loom.tensor(True), "tensor(True)"),
     (lambda: loom.zeros(0, 3), "tensor([], size=(0, 3))"),
+    (lambda: loom.tensor([], dtype=loom.int64), "tensor([], dtype=loom.int64)"),
+    (lambda: loom.zeros(2, 0, dtype=loom.int32), "tensor([], size=(2, 0), dtype=loom.int32)"),
+    (lambda: loom.zeros(0), "tensor([])"),
     (lambda: loom.tensor([1.5, 2.0]), "tensor([1.5000, 2.0000])"),
     (lambda: loom.tensor([0.25], dtype=loom.float64), "tensor([0.2500], dtype=loom.float64)"),
 ], ids=lambda x: x if isinstance(x, str) else "")

@@ -195,8 +195,9 @@ class Tensor(_autograd.TensorBase):
                 fmt["float_kind"] = lambda x: f"{x:.4f}"   # as PyTorch: fixed 4 decimals unless all whole
         body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, formatter=fmt)
         extra = "" if self.dtype.name in ("float32", "int64", "bool") else f", dtype=loom.{self.dtype.name}"
-        if a.size == 0:
-            extra = f", size={tuple(a.shape)}" + (extra if extra else "")
+        if a.size == 0:   # as PyTorch: an empty tensor's dtype is shown unless float32, its size unless 1-D
+            extra = (f", size={tuple(a.shape)}" if a.ndim != 1 else "") + \
+                ("" if self.dtype.name == "float32" else f", dtype=loom.{self.dtype.name}")
         meta = getattr(self, "_ag", None)
         if meta is not None and meta.grad_fn is not None:
             extra += f", grad_fn=<{meta.grad_fn.name()}>"
