@@ -83,7 +83,7 @@ def convert(op, where):
         elif t.base == "Device":
             cargs.append(f"_device_arg({n}, {name}, {q})")
         elif t.base == "str":
-            cargs.append(f"_str({n}, {name}, {q})")
+            cargs.append(f"_str_opt({n}, {name}, {q})" if t.optional else f"_str({n}, {name}, {q})")
     return stmts, cargs
 
 
@@ -94,7 +94,7 @@ def validate(op):
     tensor = {f"{a.name}_h" for a in op.schema.args if a.type.base == "Tensor"}
     keep = [s for s in stmts if s.split(" = ")[0] not in tensor and not s.startswith(tuple(f"{t}, " for t in tensor))]
     inline = [c for c in cargs if "(" in c and c.split("(")[0] in ("_int", "_int_opt", "_float", "_bool",
-                                                                       "_dtype_arg", "_device_arg", "_str")]
+                                                                       "_dtype_arg", "_device_arg", "_str", "_str_opt")]
     return keep + ([f"({', '.join(inline)},)"] if inline else [])
 
 

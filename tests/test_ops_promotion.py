@@ -118,6 +118,28 @@ def test_promotion_rule_matches_pytorch():
     assert not bad, bad
 
 
+def test_loom_result_type_promote_types_can_cast():
+    """loom.result_type / promote_types / can_cast answer with the rules the ops apply"""
+    for ka, kb in itertools.product(_TORCH_KINDS, repeat=2):
+        if ka == kb == "scalar":
+            continue
+        for da, db in itertools.product(_dtype_choices(ka), _dtype_choices(kb)):
+            def make(kind, dt):
+                return SCALARS[dt] if kind == "scalar" else loom.ones((2,) if kind == "dim" else (), dtype=ldt(dt))
+            a, b = make(ka, da), make(kb, db)
+            assert loom.result_type(a, b) == loom.add(a, b).dtype
+            pa = SCALAR_DTYPE[da] if ka == "scalar" else da
+            pb = SCALAR_DTYPE[db] if kb == "scalar" else db
+            assert loom.result_type(a, b).name == result_type([(pa, ka), (pb, kb)])
+    for da, db in itertools.product(DTYPES, repeat=2):
+        assert loom.promote_types(ldt(da), ldt(db)).name == result_type([(da, "dim"), (db, "dim")])
+        assert loom.can_cast(ldt(da), ldt(db)) == (CATEGORY[da] <= CATEGORY[db])
+    with pytest.raises(TypeError, match=r"result_type\(\): argument 'tensor2' must be Tensor"):
+        loom.result_type(loom.ones(1), "x")
+    with pytest.raises(TypeError, match=r"can_cast\(\): argument 'to' must be loom.dtype"):
+        loom.can_cast(loom.float32, float)
+
+
 REDUCTIONS = [op for op in ops(kind="reduction") if "ref" in op.test]
 
 

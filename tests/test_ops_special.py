@@ -272,3 +272,26 @@ def test_inplace_into_an_expanded_view_is_refused():
     with pytest.raises((RuntimeError, ValueError)):
         base.expand(2, 3).add_(1)
     assert base.tolist() == [[1.0, 1.0, 1.0]]
+
+
+def test_div_rounding_modes_and_fmod_match_pytorch():
+    torch = pytest.importorskip("torch")
+    for dt in ("int64", "int32", "uint8", "float32", "float64"):
+        a = np.array([7, -7, 5, -5, 0, 9], dtype=np.int64 if dt == "uint8" else None)
+        a = (np.abs(a) if dt == "uint8" else a).astype(dt)
+        b = np.array([2, 2, -3, -3, 4, 9] if dt != "uint8" else [2, 2, 3, 3, 4, 9]).astype(dt)
+        la, lb, ta, tb = loom.from_numpy(a), loom.from_numpy(b), torch.from_numpy(a), torch.from_numpy(b)
+        for mode in (None, "trunc", "floor"):
+            for other_l, other_t in ((lb, tb), (2, 2), (2.5, 2.5)):
+                want = torch.div(ta, other_t, rounding_mode=mode)
+                got = loom.div(la, other_l, rounding_mode=mode)
+                assert got.dtype.name == str(want.dtype).split(".")[1] and got.tolist() == want.tolist(), (dt, mode)
+        want = torch.fmod(ta, tb)
+        assert loom.fmod(la, lb).tolist() == want.tolist() and la.fmod(lb).dtype.name == dt
+    with pytest.raises(ZeroDivisionError, match="div"):
+        loom.div(loom.tensor([1, 2]), 0, rounding_mode="trunc")
+    with pytest.raises(ValueError, match="rounding_mode to be one of None, 'trunc', or 'floor' but found 'up'"):
+        loom.div(loom.tensor([1.0]), 2, rounding_mode="up")
+    x = loom.tensor([7, -7])
+    x.div_(2, rounding_mode="trunc")
+    assert x.tolist() == [3, -3] and loom.trunc(loom.tensor([-1.5, 2.5])).tolist() == [-1.0, 2.0]

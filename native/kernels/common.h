@@ -52,6 +52,9 @@ static inline int64_t lm_imod(int64_t a, int64_t b) {
     int64_t r = a % b;
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
+static inline int64_t lm_itrunc_mod(int64_t a, int64_t b) {   /* C's %: the dividend's sign */
+    return b == 0 || b == -1 ? 0 : a % b;
+}
 static inline int64_t lm_ifloordiv(int64_t a, int64_t b) {
     if (b == 0) return 0;
     if (b == -1) return (int64_t)(0 - (uint64_t)a);   /* INT64_MIN / -1 would trap */

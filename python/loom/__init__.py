@@ -15,6 +15,7 @@ if "LOOM_PARALLEL_THRESHOLD" in _os.environ:   # elements from which an op uses 
 from ._dtype import bool_, uint8, int32, int64, float32, float64, dtype, device
 from ._tensor import Tensor, Size
 from ._numpy import tensor, as_tensor, from_numpy, from_dlpack, is_tensor
+from ._promotion import result_type, promote_types, can_cast
 from ._errors import LoomValueError, LoomTypeError, LoomIndexError, LoomZeroDivisionError, LoomOverflowError
 from ._ops import *  # noqa: F401,F403  (every function declared in ops.yaml)
 from . import _ops

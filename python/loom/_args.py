@@ -229,6 +229,10 @@ def _str(x, op, name):
     _type_error(op, name, "str", x)
 
 
+def _str_opt(x, op, name):
+    return _NULL if x is None else _str(x, op, name)
+
+
 def _out_arg(x, op):
     if isinstance(x, Tensor):
         return x._h
@@ -250,13 +254,15 @@ _KIND_CHECKS = {
 }
 
 
-def _fits(kind, v):
+def _fits(kind, v, numbers_as_tensors=False):
     if kind.endswith("?"):
-        return v is None or _KIND_CHECKS[kind[:-1]](v)
+        return v is None or _fits(kind[:-1], v, numbers_as_tensors)
+    if numbers_as_tensors and kind == "Tensor" and _KIND_CHECKS["Scalar"](v):
+        return True
     return _KIND_CHECKS[kind](v)
 
 
-def _binds(spec, args, kwargs):
+def _binds(spec, args, kwargs, numbers_as_tensors=False):
     pos = [s for s in spec if not s[3]]
     names = {s[0] for s in spec}
     if any(k not in names for k in kwargs):
@@ -268,10 +274,10 @@ def _binds(spec, args, kwargs):
         return False
     for i, (name, kind, has_default, kwonly, _) in enumerate(spec):
         if not kwonly and i < len(args):
-            if name in kwargs or not _fits(kind, args[i]):
+            if name in kwargs or not _fits(kind, args[i], numbers_as_tensors):
                 return False
         elif name in kwargs:
-            if not _fits(kind, kwargs[name]):
+            if not _fits(kind, kwargs[name], numbers_as_tensors):
                 return False
         elif not has_default:
             return False
@@ -279,9 +285,11 @@ def _binds(spec, args, kwargs):
 
 
 def _resolve_overload(name, overloads, args, kwargs):
-    for fn, spec in overloads:
-        if _binds(spec, args, kwargs):
-            return fn, args
+    # an exact match first; then Python numbers may stand for Tensors, as every op converts them
+    for numbers_as_tensors in (False, True):
+        for fn, spec in overloads:
+            if _binds(spec, args, kwargs, numbers_as_tensors):
+                return fn, args
     got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
     want = "\n".join(" * (" + ", ".join(f"{k} {n}" for n, k, *_ in spec) + ")" for _, spec in overloads)
     raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
