@@ -4,9 +4,14 @@ from .parameter import Parameter
 from .module import Module
 from .containers import Sequential, ModuleList, ModuleDict
 from .linear import Identity, Linear
-from .conv import Conv2d
-from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d,
+                      AdaptiveMaxPool1d, AdaptiveMaxPool2d)
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d
+from .padding import *   # noqa: F403  (ZeroPad2d, ReflectionPad1d, ...: padding.__all__)
+from . import padding as _padding
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .activation import ReLU, GELU, SiLU, Tanh, Sigmoid, LeakyReLU, ELU, Softplus, Softmax, LogSoftmax
 from .dropout import Dropout
 from .sparse import Embedding
@@ -17,4 +22,7 @@ __all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleLis
            "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
            "LayerNorm", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "Softplus", "Softmax",
            "LogSoftmax", "Dropout", "Embedding", "Flatten", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss",
-           "BCELoss", "BCEWithLogitsLoss"]
+           "BCELoss", "BCEWithLogitsLoss", "Conv1d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "AvgPool1d",
+           "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "GroupNorm", "InstanceNorm1d",
+           "InstanceNorm2d", "PixelShuffle", "PixelUnshuffle", "Upsample", "UpsamplingNearest2d",
+           "UpsamplingBilinear2d"] + _padding.__all__
