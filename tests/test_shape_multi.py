@@ -86,6 +86,14 @@ def test_copies_and_views():
     v = x.select(1, 2)
     v.fill_(7.0)
     assert (x[:, 2] == 7.0).all().item()
+    d = x.diagonal(-1)   # a view, as PyTorch's, with one stride for the two dims
+    assert d.stride() == (7,) and d.shape == (3,)
+    d.fill_(-2.0)
+    np.testing.assert_array_equal(np.diagonal(np.asarray(x), -1), [-2.0] * 3)
+    assert x.diagonal(10).shape == (0,) and x.diagonal(-(2**63)).shape == (0,)
+    assert loom.movedim(loom.tensor(1.0), 0, -1).shape == ()   # PyTorch allows dim 0 of a 0-d tensor
+    x.diag().fill_(5.0)   # diag copies
+    assert x[0, 0].item() == 0.0
 
 
 @pytest.mark.parametrize("call, exc, msg", [

@@ -126,6 +126,8 @@ def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple
     ts = _tensors(tensors, "meshgrid")
     if indexing not in ("ij", "xy"):
         raise ValueError(f"meshgrid(): indexing must be one of 'xy' or 'ij', but received: {indexing!r}")
+    if not ts:
+        raise RuntimeError("meshgrid(): meshgrid expects a non-empty TensorList")
     for t in ts:
         if t.ndim > 1:
             raise RuntimeError(f"meshgrid(): Expected 0D or 1D tensor in the tensor list but got a {t.ndim}-D tensor")
