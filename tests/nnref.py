@@ -165,6 +165,19 @@ def erf(x):
     return np.vectorize(math.erf, otypes=[x.dtype])(x)
 
 
+def lgamma(x):
+    import math
+    return np.vectorize(math.lgamma, otypes=[x.dtype])(x)
+
+
+def special(name, *args):
+    """scipy.special's NAME (skips the test where SciPy is missing), in the first array's dtype."""
+    import pytest
+    sp = pytest.importorskip("scipy.special")
+    x = np.asarray(args[-1])
+    return np.asarray(getattr(sp, name)(*args)).astype(x.dtype)
+
+
 def reduce(loss, reduction):
     return {"mean": loss.mean, "sum": loss.sum, "none": lambda: loss}[reduction]()
 
