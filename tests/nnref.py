@@ -228,3 +228,16 @@ def adam_step_exp_avg(m, v, params, grads, lr, beta1, beta2, eps, weight_decay, 
     if not decoupled:
         g = g + weight_decay * np.concatenate([np.ravel(p) for p in params])
     return m * beta1 + g * (1 - beta1)
+
+
+def cumextreme(x, dim, is_max):
+    """cummax/cummin: running extreme and the last position reaching it; a NaN sticks."""
+    x = np.moveaxis(np.asarray(x), dim, -1)
+    vals, idx = np.empty_like(x), np.zeros(x.shape, np.int64)
+    for pos in np.ndindex(*x.shape[:-1]):
+        best, at = None, 0
+        for i, v in enumerate(x[pos]):
+            if i == 0 or v != v or (v >= best if is_max else v <= best):
+                best, at = v, i
+            vals[pos + (i,)], idx[pos + (i,)] = best, at
+    return np.moveaxis(vals, -1, dim), np.moveaxis(idx, -1, dim)

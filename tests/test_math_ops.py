@@ -197,3 +197,50 @@ def test_composite_inplace_refuses_a_cast_and_writes_nothing():
         x.clamp_min_(2.5)
     assert x.tolist() == [1, 5]
     assert x.clamp_min_(3).tolist() == [3, 5]
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bool"])
+def test_cummax_cummin_ties_and_nan_as_torch(name, dtype):
+    a = np.array([[1, 3, 3, float("nan"), 5, float("nan")], [2, 2, 0, 0, 7, 1]])
+    a = np.nan_to_num(a).astype(dtype) if dtype != "float64" else a
+    got, want = getattr(loom, name)(loom.tensor(a), 1), getattr(torch, name)(torch.tensor(a), 1)
+    _same(got.values, want.values)
+    assert got.indices.tolist() == want.indices.tolist()
+
+
+def test_scan_gradients_as_torch():
+    a = np.array([[0.5, -2.0, 0.0, 3.0, 0.0], [1.5, 0.7, -0.3, 2.0, 1.1]])
+    _grads_as_torch(lambda m: m.cumprod(1), lambda m: m.cumprod(1), a)          # zeros: the explicit path
+    _grads_as_torch(lambda m: m.cumprod(0), lambda m: m.cumprod(0), a[1:] + 0)  # no zeros: the quotient
+    _grads_as_torch(lambda m: m.cummax(1).values, lambda m: m.cummax(1).values, a)
+    _grads_as_torch(lambda m: m.cummin(0).values * 3, lambda m: m.cummin(0).values * 3, a)
+    _grads_as_torch(lambda m: m.logcumsumexp(1) * m, lambda m: m.logcumsumexp(1) * m, a)
+
+
+def test_cumprod_second_derivative_with_zeros():
+    x = loom.tensor([[0.5, 0.0, 2.0, -1.0]], dtype=loom.float64, requires_grad=True)
+    assert loom.autograd.gradgradcheck(lambda t: t.cumprod(1), (x,))
+
+
+def test_logcumsumexp_is_stable_far_apart_and_at_minus_inf():
+    a = np.array([-1000.0, 0.0, float("-inf"), 1000.0, float("inf"), float("nan")])
+    _same(loom.logcumsumexp(loom.tensor(a), 0), torch.logcumsumexp(torch.tensor(a), 0))
+    x = np.array([float("-inf"), float("-inf"), -1000.0, 0.0, 5.0])
+    _grads_as_torch(lambda m: m.logcumsumexp(0), lambda m: m.logcumsumexp(0), x)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"nan": 1.5}, {"posinf": 9.0, "neginf": -9.0}, {"nan": -1.0, "posinf": 2.0}])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_nan_to_num_as_torch(kwargs, dtype):
+    a = np.array([float("nan"), float("inf"), float("-inf"), 1.5, -0.0]) if dtype != "int64" else np.array([1, -5, 0])
+    a = a.astype(dtype)
+    _same(loom.nan_to_num(loom.tensor(a), **kwargs), torch.nan_to_num(torch.tensor(a), **kwargs), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("eps", [None, 1e-6, 0.2])
+def test_logit_as_torch(eps):
+    a = np.array([0.0, 1e-8, 0.1, 0.5, 0.9, 1.0])
+    _same(loom.logit(loom.tensor(a), eps), torch.logit(torch.tensor(a), eps), rtol=1e-12)
+    _grads_as_torch(lambda m: m.logit(eps), lambda m: m.logit(eps), a[1:-1])
+    _same(loom.logit(loom.tensor([0, 1])), torch.logit(torch.tensor([0, 1])))
