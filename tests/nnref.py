@@ -165,6 +165,19 @@ def erf(x):
     return np.vectorize(math.erf, otypes=[x.dtype])(x)
 
 
+def lgamma(x):
+    import math
+    return np.vectorize(math.lgamma, otypes=[x.dtype])(x)
+
+
+def special(name, *args):
+    """scipy.special's NAME (skips the test where SciPy is missing), in the first array's dtype."""
+    import pytest
+    sp = pytest.importorskip("scipy.special")
+    x = np.asarray(args[-1])
+    return np.asarray(getattr(sp, name)(*args)).astype(x.dtype)
+
+
 def reduce(loss, reduction):
     return {"mean": loss.mean, "sum": loss.sum, "none": lambda: loss}[reduction]()
 
@@ -323,3 +336,16 @@ def pixel_unshuffle(x, r):
     for c in range(C * r * r):
         out[..., c, :, :] = x[..., c // (r * r), (c // r) % r::r, c % r::r]
     return out
+
+
+def cumextreme(x, dim, is_max):
+    """cummax/cummin: running extreme and the last position reaching it; a NaN sticks."""
+    x = np.moveaxis(np.asarray(x), dim, -1)
+    vals, idx = np.empty_like(x), np.zeros(x.shape, np.int64)
+    for pos in np.ndindex(*x.shape[:-1]):
+        best, at = None, 0
+        for i, v in enumerate(x[pos]):
+            if i == 0 or v != v or (v >= best if is_max else v <= best):
+                best, at = v, i
+            vals[pos + (i,)], idx[pos + (i,)] = best, at
+    return np.moveaxis(vals, -1, dim), np.moveaxis(idx, -1, dim)

@@ -27,6 +27,8 @@ def values(shape, dtype, domain, rng):
         v = rng.uniform(0.5, 2.0, shape) * rng.choice([-1, 1], size=shape)
     elif domain == "probability":
         v = rng.uniform(0.05, 0.95, shape)
+    elif domain == "above_one":   # acosh's
+        v = rng.uniform(1.2, 3.0, shape)
     elif domain == "unit":
         v = rng.uniform(-0.9, 0.9, shape)
     else:

@@ -1,13 +1,24 @@
-/* cumsum: a running sum along one dim. Integral and bool inputs sum in int64
- * unless dtype= says otherwise; floats accumulate in double, as PyTorch's CPU
- * kernel does. */
+/* Scans along one dim: cumsum, cumprod, logcumsumexp, cummax, cummin.
+ * Integral and bool inputs sum (multiply) in int64 unless dtype= says otherwise;
+ * floats accumulate in double, as PyTorch's CPU kernel does. */
+#include <math.h>
+
 #include "index_util.h"
 #include "loom_ops.h"
 
-lm_tensor *lm_cpu_cumsum(lm_tensor *self, int64_t dim, int dtype) {
+enum { SCAN_SUM, SCAN_PROD, SCAN_LOGSUMEXP };
+
+/* log(e^a + e^b) without overflow; equal infinities give themselves */
+static inline double logaddexp_d(double a, double b) {
+    if (a == b && isinf(a)) return a;
+    double m = a > b ? a : b;
+    return m + log1p(exp(-fabs(a - b)));
+}
+
+/* A running sum, product or log-sum-exp along dim, into a new tensor of dtype rd. */
+static lm_tensor *scan(lm_tensor *self, int64_t dim, int rd, int mode) {
     int d;
     if (lm_wrap_dim(dim, self->ndim, &d)) return NULL;
-    int rd = dtype >= 0 ? dtype : lm_is_floating(self->dtype) ? self->dtype : LM_INT64;
     lm_tensor *x = lm_cast(self, rd);
     lm_tensor *out = x ? lm_empty(self->ndim, self->shape, rd, self->device) : NULL;
     if (!out) { lm_release(x); return NULL; }
@@ -26,14 +37,83 @@ lm_tensor *lm_cpu_cumsum(lm_tensor *self, int64_t dim, int dtype) {
         for (int64_t r = 0; r < rows; r++, lm_next_pos(S.nd, rshape, pos)) {
             const T *in = src + lm_pos_offset(S.nd, pos, S.strides);
             T *o = dst + lm_pos_offset(O.nd, pos, O.strides);
-            double accd = 0;
-            int64_t acci = 0;
+            /* floats accumulate in double, integers in int64 (a product wraps as unsigned) */
+            double accd = mode == SCAN_SUM ? 0 : mode == SCAN_PROD ? 1 : -INFINITY;
+            int64_t acci = mode == SCAN_PROD;
             for (int64_t i = 0; i < n; i++) {
-                if (fl) { accd += (double)in[i * S.strides[d]]; o[i * O.strides[d]] = (T)accd; }
-                else { acci += (int64_t)in[i * S.strides[d]]; o[i * O.strides[d]] = (T)acci; }
+                T v = in[i * S.strides[d]];
+                if (fl) {
+                    accd = mode == SCAN_SUM ? accd + (double)v : mode == SCAN_PROD ? accd * (double)v
+                                                                   : logaddexp_d(accd, (double)v);
+                    o[i * O.strides[d]] = (T)accd;
+                } else {
+                    acci = mode == SCAN_SUM ? acci + (int64_t)v : (int64_t)((uint64_t)acci * (uint64_t)(int64_t)v);
+                    o[i * O.strides[d]] = (T)acci;
+                }
             }
         })
     lm_gil_reacquire(gil);
     lm_release(x);
     return out;
 }
+
+static int sum_dtype(lm_tensor *self, int dtype) {
+    return dtype >= 0 ? dtype : lm_is_floating(self->dtype) ? self->dtype : LM_INT64;
+}
+
+lm_tensor *lm_cpu_cumsum(lm_tensor *self, int64_t dim, int dtype) {
+    return scan(self, dim, sum_dtype(self, dtype), SCAN_SUM);
+}
+
+/* cumprod: integral and bool inputs multiply in int64 unless dtype says otherwise, as cumsum */
+lm_tensor *lm_cpu_cumprod(lm_tensor *self, int64_t dim, int dtype) {
+    return scan(self, dim, sum_dtype(self, dtype), SCAN_PROD);
+}
+
+/* serves: floating */
+lm_tensor *lm_cpu_logcumsumexp(lm_tensor *self, int64_t dim) {
+    return scan(self, dim, self->dtype, SCAN_LOGSUMEXP);
+}
+
+/* cummax/cummin: the running extreme and where it was last reached (ties move the index on,
+ * as PyTorch's); a NaN sticks once seen, and a later NaN takes the index. */
+static int scan_extreme(lm_tensor *self, int64_t dim, bool is_max, lm_tensor **out) {
+    int d;
+    if (lm_wrap_dim(dim, self->ndim, &d)) return -1;
+    lm_tensor *v = lm_empty(self->ndim, self->shape, self->dtype, self->device);
+    lm_tensor *ix = v ? lm_empty(self->ndim, self->shape, LM_INT64, self->device) : NULL;
+    if (!ix) { lm_release(v); return -1; }
+    lm_nd S, V, I;
+    lm_as_nd(self, &S);
+    lm_as_nd(v, &V);
+    lm_as_nd(ix, &I);
+    int64_t n = S.shape[d], rshape[LM_MAX_DIMS], rows = 1, pos[LM_MAX_DIMS] = {0};
+    memcpy(rshape, S.shape, sizeof rshape);
+    rshape[d] = 1;
+    for (int j = 0; j < S.nd; j++) rows *= rshape[j];
+    void *gil = rows * n > LM_INDEX_GIL_WORK ? lm_gil_release() : NULL;
+    int64_t *idst = (int64_t *)lm_bytes(ix);
+    LM_DISPATCH(self->dtype, T, ,
+        const T *src = (const T *)lm_bytes(self);
+        T *vdst = (T *)lm_bytes(v);
+        for (int64_t r = 0; r < rows; r++, lm_next_pos(S.nd, rshape, pos)) {
+            const T *in = src + lm_pos_offset(S.nd, pos, S.strides);
+            T *vo = vdst + lm_pos_offset(V.nd, pos, V.strides);
+            int64_t *io = idst + lm_pos_offset(I.nd, pos, I.strides);
+            T best = n ? in[0] : (T)0;
+            int64_t at = 0;
+            for (int64_t i = 0; i < n; i++) {
+                T x = in[i * S.strides[d]];
+                if (x != x || (is_max ? x >= best : x <= best)) { best = x; at = i; }
+                vo[i * V.strides[d]] = best;
+                io[i * I.strides[d]] = at;
+            }
+        })
+    lm_gil_reacquire(gil);
+    out[0] = v;
+    out[1] = ix;
+    return 0;
+}
+
+int lm_cpu_cummax(lm_tensor *self, int64_t dim, lm_tensor **out) { return scan_extreme(self, dim, true, out); }
+int lm_cpu_cummin(lm_tensor *self, int64_t dim, lm_tensor **out) { return scan_extreme(self, dim, false, out); }

@@ -54,5 +54,9 @@ def set_parallel_threshold(n):
 
 
 from . import optim, utils  # noqa: E402  (pure Python over the ops above)
+from . import linalg  # noqa: E402
+from .linalg import tensor_norm as norm, allclose  # noqa: E402  (Python: their p/result are no schema types)
+Tensor.norm = norm
+Tensor.allclose = allclose
 from .serialization import save, load  # noqa: E402
 from ._generator import Generator  # noqa: E402

@@ -44,6 +44,8 @@ def train_step() -> float:
     model = loom.nn.Sequential(loom.nn.Linear(3, 4), loom.nn.ReLU(), loom.nn.Linear(4, 1))
     out = model(x).sum()
     out.backward()
+    norms = loom.linalg.vector_norm(x, 2, dim=1) + x.norm(p=1, dim=[1]) + loom.norm(x, "fro")
+    assert loom.allclose(norms, norms) and x.allclose(x)
     return float(loss.detach().item()) + float(out.item())
 
 

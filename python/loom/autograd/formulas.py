@@ -247,3 +247,57 @@ def embedding_backward(grad, shape, indices, padding_idx, scale_grad_by_freq):
         counts = lm.zeros((n,), dtype=grad.dtype).index_add(0, flat, lm.ones(flat.shape, dtype=grad.dtype))
         g = g / counts.index_select(0, flat).unsqueeze(1)
     return lm.zeros((n, d), dtype=grad.dtype).index_add(0, flat, g)
+
+
+def _flip(x, dim):
+    return x.index_select(dim, lm.arange(x.shape[dim] - 1, -1, -1))
+
+
+def cumprod_backward(grad, self, dim, result):
+    from .._dtype import bool_
+    """d/dx_i of sum_j grad_j prod_{k<=j} x_k. Without zeros in self that is the reverse running
+    sum of grad * result, over x_i; with zeros, the products leaving x_i out are built
+    explicitly (n x n per row along dim), as dividing by 0 cannot."""
+    if self.ndim == 0:
+        return grad
+    if not bool((self == 0).any()):
+        return cumsum_backward(grad * result, dim) / self
+    n = self.shape[dim]
+    x = self.transpose(dim, -1)
+    rows = x.unsqueeze(-2).expand([*x.shape[:-1], n, n])           # [..., i, k] = x_k
+    prods = lm.where(lm.eye(n, dtype=bool_), 1, rows).cumprod(-1)  # prod over k <= j, k != i
+    later = lm.arange(n).unsqueeze(0) >= lm.arange(n).unsqueeze(1)   # [i, j]: j >= i
+    g = grad.transpose(dim, -1).unsqueeze(-2)
+    return lm.where(later, g * prods, 0).sum(-1).transpose(dim, -1)
+
+
+def cumextreme_backward(grad, shape, dim, indices):
+    """cummax/cummin: each output's gradient goes to the position it was taken from."""
+    if len(shape) == 0:
+        return grad
+    return lm.zeros(tuple(shape), dtype=grad.dtype).scatter_add(dim, indices, grad)
+
+
+def logcumsumexp_backward(grad, self, result, dim):
+    """grad_i = sum_{j >= i} grad_j e^(x_i - out_j), summed in log space for the positive and the
+    negative parts of grad separately (a reversed logcumsumexp each), so nothing overflows."""
+    if self.ndim == 0:
+        return grad
+
+    def part(g):
+        # -result only where g > 0: elsewhere -inf, never -inf - (-inf) (a result of -inf, where every
+        # earlier input is -inf, comes back in the second derivative)
+        logs = lm.where(g > 0, lm.where(g > 0, g, 1).log() - result, -float("inf"))
+        return (_flip(_flip(logs, dim).logcumsumexp(dim), dim) + self).exp()
+    return part(grad) - part(-grad)
+
+
+def logcumsumexp_jvp(self_t, self, result, dim):
+    """out_t_j = sum_{i <= j} t_i e^(x_i - out_j), in log space per sign of the tangent as the backward."""
+    if self.ndim == 0:
+        return self_t
+
+    def part(t):
+        logs = lm.where(t > 0, lm.where(t > 0, t, 1).log() + self, -float("inf"))
+        return (logs.logcumsumexp(dim) - result).exp()
+    return part(self_t) - part(-self_t)

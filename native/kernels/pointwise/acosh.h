@@ -1,0 +1,2 @@
+/* acosh: inverse hyperbolic cosine */
+#define LM_PW_acosh(T, self) LM_MATH(acosh, self)

@@ -1,0 +1,2 @@
+/* tan: tangent */
+#define LM_PW_tan(T, self) LM_MATH(tan, self)

@@ -1,0 +1,85 @@
+/* Special functions shared by pointwise bodies (digamma, polygamma, erfinv), in
+ * double: float callers round the result. */
+#ifndef LOOM_KERNELS_SPECIAL_H
+#define LOOM_KERNELS_SPECIAL_H
+#include <math.h>
+
+#define LM_PI 3.14159265358979323846
+
+/* psi(x): reflection below 0, recurrence up to 10, then the asymptotic series
+ * (Bernoulli terms to x^-10, below 1e-13 relative there). psi(0) is -inf and
+ * psi at a negative integer NaN, as PyTorch's. */
+static inline double lm_digamma(double x) {
+    if (x == 0) return copysign(INFINITY, -x);
+    if (x < 0) {
+        if (x == floor(x)) return NAN;
+        /* psi(1 - x) - psi(x) = pi / tan(pi x) */
+        return lm_digamma(1 - x) - LM_PI / tan(LM_PI * x);
+    }
+    double acc = 0;
+    while (x < 10) { acc -= 1 / x; x += 1; }
+    double z = 1 / (x * x);
+    double s = z * (1.0 / 12 - z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132)))));
+    return acc + log(x) - 0.5 / x - s;
+}
+
+/* Hurwitz zeta(s, q) for integer s >= 2: the first terms summed directly until
+ * q + k >= 10 + s, the rest by Euler-Maclaurin. At q a non-positive integer the
+ * sum has a pole: +inf. */
+static inline double lm_hurwitz_zeta(double s, double q) {
+    static const double b2k[] = {1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730,
+                                 7.0 / 6, -3617.0 / 510, 43867.0 / 798, -174611.0 / 330};
+    if (q <= 0 && q == floor(q)) return INFINITY;
+    double sum = 0, a = q;
+    while (a < 10 + s) { sum += pow(a, -s); a += 1; }
+    sum += pow(a, 1 - s) / (s - 1) + 0.5 * pow(a, -s);
+    /* term j: B_2j / (2j)! * s (s+1) ... (s+2j-2) * a^(-s-2j+1) */
+    double fact = 1, rising = s, ap = pow(a, -s - 1);
+    for (int j = 1; j <= 10; j++) {
+        fact *= (2.0 * j - 1) * (2.0 * j);
+        double t = b2k[j - 1] / fact * rising * ap;
+        sum += t;
+        if (fabs(t) < 1e-17 * fabs(sum)) break;
+        rising *= (s + 2 * j - 1) * (s + 2 * j);
+        ap /= a * a;
+    }
+    return sum;
+}
+
+/* polygamma(n, x) = (-1)^(n+1) n! zeta(n+1, x) for n >= 1; digamma for n = 0 */
+static inline double lm_polygamma(int64_t n, double x) {
+    if (n == 0) return lm_digamma(x);
+    if (x != x) return x;
+    double f = 1;
+    for (int64_t k = 2; k <= n; k++) f *= (double)k;
+    return ((n & 1) ? f : -f) * lm_hurwitz_zeta((double)(n + 1), x);
+}
+
+/* erfinv: Giles' single-precision approximation ("Approximating the erfinv
+ * function", 2010) as the start, then two Newton steps on erf(y) = x, which
+ * bring it to double precision. +-1 give +-inf, outside [-1, 1] NaN. */
+static inline double lm_erfinv(double x) {
+    if (x != x || x < -1 || x > 1) return NAN;
+    if (x == 1 || x == -1) return copysign(INFINITY, x);
+    double w = -log((1 - x) * (1 + x)), p;
+    if (w < 5) {
+        w -= 2.5;
+        p = 2.81022636e-08;
+        p = 3.43273939e-07 + p * w; p = -3.5233877e-06 + p * w; p = -4.39150654e-06 + p * w;
+        p = 0.00021858087 + p * w;  p = -0.00125372503 + p * w; p = -0.00417768164 + p * w;
+        p = 0.246640727 + p * w;    p = 1.50140941 + p * w;
+    } else {
+        w = sqrt(w) - 3;
+        p = -0.000200214257;
+        p = 0.000100950558 + p * w; p = 0.00134934322 + p * w;  p = -0.00367342844 + p * w;
+        p = 0.00573950773 + p * w;  p = -0.0076224613 + p * w;  p = 0.00943887047 + p * w;
+        p = 1.00167406 + p * w;     p = 2.83297682 + p * w;
+    }
+    double y = p * x;
+    for (int i = 0; i < 2; i++) {
+        double e = erf(y) - x;
+        y -= e / (1.1283791670955126 * exp(-y * y));   /* erf'(y) = 2/sqrt(pi) e^(-y^2) */
+    }
+    return y;
+}
+#endif

@@ -1,0 +1,77 @@
+"""loom.linalg: vector and matrix norms, as torch.linalg's (the subset over
+loom's ops; SVD-based norms are not there yet)."""
+import builtins as _b
+
+from . import _ops
+
+__all__ = ["vector_norm", "matrix_norm", "norm"]
+
+_INF = _b.float("inf")
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The ord-norm of x over dim (all elements by default) seen as a vector."""
+    if isinstance(dim, int):
+        dim = [dim]
+    if not x.dtype.is_floating_point:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {x.dtype.name}")
+    return _ops.linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """The ord-norm ('fro', 1, -1, inf, -inf) of the matrices over the two dims of A."""
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    d0, d1 = (d % A.ndim for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    if ord == "fro":
+        return vector_norm(A, 2, [d0, d1], keepdim, dtype=dtype)
+    if ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which loom does not compute yet")
+    if ord not in (1, -1, _INF, -_INF):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if dtype is not None:
+        A = A.to(dtype)
+    # 1-norms sum down the columns (over d0) then pick over d1; inf-norms the other way round
+    summed, picked = (d0, d1) if ord in (1, -1) else (d1, d0)
+    s = A.abs().sum([summed], keepdim=True)
+    r = s.amax([picked], keepdim=True) if ord > 0 else s.amin([picked], keepdim=True)
+    return r if keepdim else r.squeeze([d0, d1])
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """A vector norm (1-D, or an int dim) or a matrix norm (2-D, or two dims), as torch.linalg.norm."""
+    if isinstance(dim, int):
+        dim = [dim]
+    if ord is None:
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+    if dim is None:
+        if A.ndim not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D.")
+        dim = list(range(A.ndim))
+    if len(dim) == 2:
+        return matrix_norm(A, ord, dim, keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.norm: ord={ord!r} is a matrix norm: give two dims")
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+def tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """torch.norm: p='fro' (or None) is the 2-norm over dim (all elements by default); a number is the
+    vector p-norm over dim; 'nuc' is not available."""
+    if isinstance(dim, int):
+        dim = [dim]
+    if p is None or p == "fro":
+        return vector_norm(input, 2, dim, keepdim, dtype=dtype)
+    if isinstance(p, str):
+        if p == "nuc":
+            raise NotImplementedError("norm: p='nuc' needs singular values, which loom does not compute yet")
+        raise RuntimeError(f"norm: p must be a number, 'fro' or 'nuc', got {p!r}")
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when isclose holds everywhere (a Python bool)."""
+    return _b.bool(_ops.isclose(input, other, rtol, atol, equal_nan).all())
