@@ -1,5 +1,5 @@
 """loom.nn: modules, layers, losses, initialisers and the functional interface."""
-from . import functional, init
+from . import functional, init, utils
 from .parameter import Parameter
 from .module import Module
 from .containers import Sequential, ModuleList, ModuleDict
@@ -13,7 +13,7 @@ from .sparse import Embedding
 from .flatten import Flatten
 from .loss import L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss
 
-__all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict", "Identity",
+__all__ = ["functional", "init", "utils", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict", "Identity",
            "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
            "LayerNorm", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "Softplus", "Softmax",
            "LogSoftmax", "Dropout", "Embedding", "Flatten", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss",
