@@ -3,18 +3,24 @@ from . import functional, init, utils
 from .parameter import Parameter
 from .module import Module
 from .containers import Sequential, ModuleList, ModuleDict
+from .parameter_containers import ParameterList, ParameterDict
 from .linear import Identity, Linear
 from .conv import Conv2d
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
-from .activation import ReLU, GELU, SiLU, Tanh, Sigmoid, LeakyReLU, ELU, Softplus, Softmax, LogSoftmax
-from .dropout import Dropout
+from .activation import (ReLU, GELU, SiLU, Tanh, Sigmoid, LeakyReLU, ELU, Softplus, Softmax, LogSoftmax, ReLU6,
+                         Hardsigmoid, Hardswish, Mish, LogSigmoid, Softsign, Tanhshrink, GLU, PReLU)
+from .dropout import Dropout, Dropout2d
+from .distance import CosineSimilarity, PairwiseDistance
 from .sparse import Embedding
-from .flatten import Flatten
-from .loss import L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss
+from .flatten import Flatten, Unflatten
+from .loss import (L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss, HuberLoss,
+                   KLDivLoss)
 
 __all__ = ["functional", "init", "utils", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict", "Identity",
            "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
            "LayerNorm", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "Softplus", "Softmax",
            "LogSoftmax", "Dropout", "Embedding", "Flatten", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss",
-           "BCELoss", "BCEWithLogitsLoss"]
+           "BCELoss", "BCEWithLogitsLoss", "ParameterList", "ParameterDict", "ReLU6", "Hardsigmoid", "Hardswish",
+           "Mish", "LogSigmoid", "Softsign", "Tanhshrink", "GLU", "PReLU", "Dropout2d", "CosineSimilarity",
+           "PairwiseDistance", "Unflatten", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
