@@ -216,6 +216,7 @@ def test_parameter_list():
     pl = nn.ParameterList([loom.ones(2), nn.Parameter(loom.zeros(3))])
     pl.append(loom.full([4], 2.0))
     assert len(pl) == 3 and all(isinstance(p, nn.Parameter) for p in pl)
+    assert "(2): Parameter containing: [loom.float32 of size 4]" in repr(pl)
     assert [n for n, _ in pl.named_parameters()] == ["0", "1", "2"]
     assert tuple(pl[-1].shape) == (4,) and len(pl[1:]) == 2
     pl[0] = loom.zeros(5)

@@ -61,7 +61,7 @@ class ParameterList(Module):
         for i, p in enumerate(self):
             if isinstance(p, Tensor):
                 size = "x".join(str(s) for s in p.shape)
-                lines.append(f"({i}): Parameter containing: [{type(p).__name__} of size {size}]")
+                lines.append(f"({i}): Parameter containing: [{p.dtype} of size {size}]")
             else:
                 lines.append(f"({i}): Object of type: {type(p).__name__}")
         return "\n".join(lines)
@@ -138,7 +138,7 @@ class ParameterDict(Module):
         for k, p in self.items():
             if isinstance(p, Tensor):
                 size = "x".join(str(s) for s in p.shape)
-                lines.append(f"({k}): Parameter containing: [{type(p).__name__} of size {size}]")
+                lines.append(f"({k}): Parameter containing: [{p.dtype} of size {size}]")
             else:
                 lines.append(f"({k}): Object of type: {type(p).__name__}")
         return "\n".join(lines)
