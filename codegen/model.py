@@ -237,6 +237,9 @@ def parse_op(entry, path, kernels):
         err(f"an op needs exactly one of {', '.join(KINDS)}; got {', '.join(kinds) or 'none'}")
     kind = kinds[0]
     kernel = entry[kind]
+    opt_float = next((a.name for a in schema.args if a.type.base == "float" and a.type.optional), None)
+    if opt_float and kind != "composite":   # C has no None for a double; a composite gets Python's
+        err(f"'float?' ({opt_float}) is supported by composite ops only", "func")
     if not isinstance(kernel, str) or not kernel.strip():
         err(f"'{kind}' must name a kernel" + (" (or hold a Python body)" if kind == "composite" else ""), kind)
     if kind != "composite":

@@ -75,7 +75,7 @@ def convert(op, where):
             stmts.append(f"{n}_d, {n}_i, {n}_k = {fn}({n}, {name}, {q})")
             cargs += [f"{n}_d", f"{n}_i", f"{n}_k"]
         elif t.base == "float":
-            cargs.append(f"_float({n}, {name}, {q})")
+            cargs.append(f"_float_opt({n}, {name}, {q})" if t.optional else f"_float({n}, {name}, {q})")
         elif t.base == "bool":
             cargs.append(f"_bool({n}, {name}, {q})")
         elif t.base == "ScalarType":
@@ -93,7 +93,7 @@ def validate(op):
     stmts, cargs = convert(op, op.name)
     tensor = {f"{a.name}_h" for a in op.schema.args if a.type.base == "Tensor"}
     keep = [s for s in stmts if s.split(" = ")[0] not in tensor and not s.startswith(tuple(f"{t}, " for t in tensor))]
-    inline = [c for c in cargs if "(" in c and c.split("(")[0] in ("_int", "_int_opt", "_float", "_bool",
+    inline = [c for c in cargs if "(" in c and c.split("(")[0] in ("_int", "_int_opt", "_float", "_float_opt", "_bool",
                                                                        "_dtype_arg", "_device_arg", "_str", "_str_opt")]
     return keep + ([f"({', '.join(inline)},)"] if inline else [])
 

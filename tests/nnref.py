@@ -215,3 +215,111 @@ def adam_step_exp_avg(m, v, params, grads, lr, beta1, beta2, eps, weight_decay, 
     if not decoupled:
         g = g + weight_decay * np.concatenate([np.ravel(p) for p in params])
     return m * beta1 + g * (1 - beta1)
+
+
+def conv1d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
+    one = lambda v: v if isinstance(v, int) else v[0]
+    return conv2d(x[:, :, None], w[:, :, None], b, (1, one(stride)), (0, one(padding)), (1, one(dilation)),
+                  groups)[:, :, 0]
+
+
+def conv_transpose2d(x, w, b=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Every input pixel scatters its kernel-weighted copy into an unpadded output, which padding then crops
+    (and output_padding extends with what was cropped, or zeros) on the bottom/right."""
+    (sh, sw), (ph, pw), (oh, ow), (dh, dw) = (_pair(v) for v in (stride, padding, output_padding, dilation))
+    N, C, H, W = x.shape
+    _, Og, kh, kw = w.shape
+    Cg = C // groups
+    FH, FW = (H - 1) * sh + dh * (kh - 1) + 1, (W - 1) * sw + dw * (kw - 1) + 1
+    full = np.zeros((N, Og * groups, FH + oh, FW + ow), dtype=np.result_type(x, w))
+    for g in range(groups):
+        xs = x[:, g * Cg:(g + 1) * Cg]
+        for i in range(kh):
+            for j in range(kw):
+                full[:, g * Og:(g + 1) * Og, i * dh:i * dh + sh * (H - 1) + 1:sh, j * dw:j * dw + sw * (W - 1) + 1:sw] += \
+                    np.einsum("nchw,co->nohw", xs, w[g * Cg:(g + 1) * Cg, :, i, j])
+    out = full[:, :, ph:FH + oh - ph, pw:FW + ow - pw]
+    return out if b is None else out + b.reshape(1, -1, 1, 1)
+
+
+def conv_transpose1d(x, w, b=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    one = lambda v: v if isinstance(v, int) else v[0]
+    return conv_transpose2d(x[:, :, None], w[:, :, None], b, (1, one(stride)), (0, one(padding)),
+                            (0, one(output_padding)), groups, (1, one(dilation)))[:, :, 0]
+
+
+def group_norm(x, num_groups, w=None, b=None, eps=1e-5):
+    g = x.reshape(x.shape[0], num_groups, -1)
+    out = ((g - g.mean(2, keepdims=True)) / np.sqrt(g.var(2, keepdims=True) + eps)).reshape(x.shape)
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    return out * (1 if w is None else w.reshape(shape)) + (0 if b is None else b.reshape(shape))
+
+
+def instance_norm(x, w=None, b=None, eps=1e-5):
+    axes = tuple(range(2, x.ndim))
+    out = (x - x.mean(axes, keepdims=True)) / np.sqrt(x.var(axes, keepdims=True) + eps)
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    return out * (1 if w is None else w.reshape(shape)) + (0 if b is None else b.reshape(shape))
+
+
+def _nearest_index(n_in, n_out, scale, exact):
+    s = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
+    if n_out == n_in and not exact:
+        return list(range(n_out))
+    return [min(int(np.floor((np.float32(i) + np.float32(0.5 if exact else 0)) * s)), n_in - 1) for i in range(n_out)]
+
+
+def upsample_nearest(x, output_size, scales_h=None, scales_w=None, exact=False):
+    (oh, ow), (h, w) = output_size, x.shape[-2:]
+    return x[..., _nearest_index(h, oh, scales_h, exact), :][..., _nearest_index(w, ow, scales_w, exact)]
+
+
+def upsample_bilinear(x, output_size, align_corners, scales_h=None, scales_w=None):
+    """Each output pixel from the four input pixels around its source position, weighted by distance."""
+    def source(n_in, n_out, scale):
+        if align_corners:
+            return np.arange(n_out) * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+        return np.maximum((np.arange(n_out) + 0.5) * (1 / scale if scale else n_in / n_out) - 0.5, 0)
+    (oh, ow), (h, w) = output_size, x.shape[-2:]
+    out = np.zeros(x.shape[:-2] + (oh, ow), dtype=x.dtype)
+    for i, sy in enumerate(source(h, oh, scales_h)):
+        y0 = min(int(sy), h - 1)
+        y1, ly = min(y0 + 1, h - 1), sy - y0
+        for j, sx in enumerate(source(w, ow, scales_w)):
+            x0 = min(int(sx), w - 1)
+            x1, lx = min(x0 + 1, w - 1), sx - x0
+            out[..., i, j] = ((1 - ly) * ((1 - lx) * x[..., y0, x0] + lx * x[..., y0, x1])
+                              + ly * ((1 - lx) * x[..., y1, x0] + lx * x[..., y1, x1]))
+    return out
+
+
+def adaptive_max_pool2d(x, output_size):
+    OH, OW = _pair(output_size)
+    H, W = x.shape[-2:]
+    vals = np.zeros(x.shape[:-2] + (OH, OW), dtype=x.dtype)
+    idx = np.zeros(x.shape[:-2] + (OH, OW), dtype=np.int64)
+    for oh in range(OH):
+        h0, h1 = oh * H // OH, -(-(oh + 1) * H // OH)
+        for ow in range(OW):
+            w0, w1 = ow * W // OW, -(-(ow + 1) * W // OW)
+            win = x[..., h0:h1, w0:w1].reshape(x.shape[:-2] + (-1,))
+            k = win.argmax(-1)
+            vals[..., oh, ow] = win.max(-1)
+            idx[..., oh, ow] = (h0 + k // (w1 - w0)) * W + w0 + k % (w1 - w0)
+    return vals, idx
+
+
+def pixel_shuffle(x, r):
+    *lead, C, H, W = x.shape
+    out = np.zeros(tuple(lead) + (C // (r * r), H * r, W * r), dtype=x.dtype)
+    for c in range(C):   # channel c feeds the (c // r² )-th output channel at offset ((c // r) % r, c % r)
+        out[..., c // (r * r), (c // r) % r::r, c % r::r] = x[..., c, :, :]
+    return out
+
+
+def pixel_unshuffle(x, r):
+    *lead, C, H, W = x.shape
+    out = np.zeros(tuple(lead) + (C * r * r, H // r, W // r), dtype=x.dtype)
+    for c in range(C * r * r):
+        out[..., c, :, :] = x[..., c // (r * r), (c // r) % r::r, c % r::r]
+    return out

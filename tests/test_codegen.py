@@ -53,6 +53,8 @@ BAD = [
     ("pointwise with 5 Scalars", "- func: neg(Tensor self, Scalar a, Scalar b, Scalar c, Scalar d, Scalar e) -> Tensor\n"
      "  pointwise: neg\n", 1, r"pointwise ops take at most 4 Scalar arguments"),
     ("unknown test hint", GOOD + "  test: {reff: x}\n", 4, r"unknown test key 'reff' \(did you mean 'ref'\?\)"),
+    ("optional float outside a composite", "- func: neg(Tensor self, float? s=None) -> Tensor\n  kernel: view\n", 1,
+     r"'float\?' \(s\) is supported by composite ops only"),
 ]
 
 

@@ -1,5 +1,5 @@
-"""conv2d's Winograd path (3x3, stride 1, undilated, float32, >= 8 channels per
-group, planes >= 15 wide) against the same ops in float64, which always take
+"""conv2d's Winograd path (3x3, stride 1, undilated, float32, 8 to 256 channels
+per group, planes at least 8 wide) against the same ops in float64, which always take
 im2col + GEMM, and against PyTorch when it is installed."""
 import numpy as np
 import pytest
@@ -19,6 +19,8 @@ SHAPES = [
     (2, 8, 8, 3, 40, (0, 1), 1, True),
     (1, 8, 8, 16, 16, (1, 2), 1, False),
     (3, 8, 8, 21, 19, 1, 1, True),
+    (5, 16, 16, 8, 8, 1, 1, True),
+    (3, 8, 16, 9, 11, 0, 2, False),
     (4, 64, 64, 32, 32, 1, 1, True),
 ]
 

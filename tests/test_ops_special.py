@@ -241,6 +241,9 @@ def test_clamp_bounds():
     assert loom.clamp(x, None, 2).tolist() == [0.0, 1.0, 2.0, 2.0, 2.0]
     assert loom.clamp(x, 3, 1).tolist() == [1.0] * 5   # min > max: every value is max, as PyTorch
     assert loom.clamp(x).tolist() == x.tolist()
+    nan = float("nan")   # a NaN bound gives NaN everywhere, a NaN input stays NaN, as PyTorch
+    assert np.isnan(loom.clamp(x, max=nan).numpy()).all() and np.isnan(loom.clamp(x, min=nan).numpy()).all()
+    assert np.isnan(loom.clamp(loom.tensor([nan, 1.0]), 0, 2).numpy()).tolist() == [True, False]
 
 
 @pytest.mark.parametrize("start,end", [(0, 10), (2.5, -1.0), (-3, -3)])

@@ -249,3 +249,21 @@ def test_large_ops_use_threads_and_agree_with_numpy():
     np.testing.assert_allclose(t.sum().item(), a.astype(np.float64).sum(), rtol=1e-5)
     np.testing.assert_allclose(loom.exp(t).numpy(), np.exp(a), rtol=1e-6)
     np.testing.assert_allclose((t[:, :700].T + t[:, 200:]).numpy(), a[:, :700].T + a[:, 200:], rtol=1e-6)
+
+
+TENSOR_NUMBERS = [(300, "uint8"), ([300], "uint8"), ([1.5], "int64"), ([1e20], "int64"), ([-1], "uint8"),
+                  ([2], "bool"), ([float("nan")], "int32"), ([1e40], "float32"), ([[1, 300]], "uint8"),
+                  ([2 ** 31], "int32"), ([-(2 ** 31)], "int32"), ([], "uint8"), ([True], "uint8")]
+
+
+@pytest.mark.parametrize("data,dtype", TENSOR_NUMBERS, ids=str)
+def test_tensor_of_python_numbers_checks_they_fit_like_pytorch(data, dtype):
+    torch = pytest.importorskip("torch")
+    try:
+        want = torch.tensor(data, dtype=getattr(torch, dtype))
+    except RuntimeError as e:
+        with pytest.raises(OverflowError, match=f"tensor\\(\\): {e}"):
+            loom.tensor(data, dtype=getattr(loom, dtype))
+        return
+    got = loom.tensor(data, dtype=getattr(loom, dtype))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -25,7 +25,7 @@
 #define MIN_CHANNELS 8                     /* fewer make GEMMs too thin to beat im2col's */
 #define MAX_CHANNELS 256   /* U[xi] outgrows L2 and each thin GEMM re-packs it: 512 took 1.4x im2col's time */
 #define MIN_BLOCK 64       /* below, packing U[xi] for a GEMM costs more than the L2 saves */
-#define MIN_WIDTH 15   /* narrower planes leave most vector lanes idle: at 8x8, twice im2col's time */
+#define MIN_WIDTH 8    /* below, the transforms cost more than the products save: at 4x4, 1.3x im2col's time */
 
 /* The tiled tensor (N, g * Cgi, H, W), read as 4x4 tiles at stride 2 from (-ph, -pw),
  * each under a 2x2 block of the (OH, OW) output plane. */
@@ -47,21 +47,31 @@ static run run_at(const wgeom *W, int64_t t, int64_t end, int64_t t0) {
 
 /* dst[0:width] = row `row` of the (H, W) plane from column q0, zero outside it */
 static void load_row(const float *plane, int64_t H, int64_t W, int64_t row, int64_t q0, int64_t width, float *dst) {
-    if (row < 0 || row >= H) { memset(dst, 0, sizeof(float) * (size_t)width); return; }
+    if (row < 0 || row >= H) {
+        memset(dst, 0, sizeof(float) * (size_t)width);
+        return;
+    }
     int64_t lo = q0 < 0 ? -q0 : 0, hi = W - q0;
     if (lo > width) lo = width;
     if (hi > width) hi = width;
     if (hi < lo) hi = lo;
+    const float *src = plane + row * W + q0;
+    if (width <= 16) {   /* the short rows of small planes: a call each would cost more than the copy */
+        for (int64_t k = 0; k < width; k++) dst[k] = k >= lo && k < hi ? src[k] : 0.0f;
+        return;
+    }
     memset(dst, 0, sizeof(float) * (size_t)lo);
-    memcpy(dst + lo, plane + row * W + q0 + lo, sizeof(float) * (size_t)(hi - lo));
+    memcpy(dst + lo, src + lo, sizeof(float) * (size_t)(hi - lo));
     memset(dst + hi, 0, sizeof(float) * (size_t)(width - hi));
 }
 
-/* The transforms work on VW tiles of a run at once, as vectors (GCC's generic
- * vectors: one AVX-512 register, or two AVX2 ones). A run's last vector may
- * reach past it: the rows it reads are zero-filled that far, and what it writes
- * past the run lands in the next run's columns (written after it) or in the
- * ld - nb spare columns of the block's last run. */
+/* The transforms work on VW tiles at once, as vectors (GCC's generic vectors:
+ * one AVX-512 register, or two AVX2 ones), over the whole block: the rows its
+ * tiles read are first gathered run by run (a run: the block's tiles on one tile
+ * row), two floats per tile, so that tiles of different tile rows and samples
+ * sit at one stride and small planes fill the vectors too. The block's last
+ * vector may reach past it: its rows are zero there, and its stores land in the
+ * ld - nb spare columns. */
 #define VW 16
 typedef float vf __attribute__((vector_size(VW * sizeof(float))));
 typedef int32_t vi __attribute__((vector_size(VW * sizeof(float))));
@@ -73,111 +83,120 @@ static const vi HIGH = {8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15
 static inline vf vload(const float *p) { vf v; memcpy(&v, p, sizeof v); return v; }
 static inline void vstore(float *p, vf v) { memcpy(p, &v, sizeof v); }
 static int64_t vectors(int64_t len) { return (len + VW - 1) / VW; }
+static int64_t gathered(int64_t nb) { return 2 * VW * vectors(nb); }   /* floats of one gathered row */
 
-/* V[xi][c][j] (row stride ld) = B^T d B for tile j of the block and channel c0 + c of x */
+/* V[xi][c][j] (row stride ld) = B^T d B for tile j of the block and channel c0 + c of x. Tile j's
+ * columns 0, 1 of its input row i are a[i][2j], a[i][2j+1]; its columns 2, 3 are b[i][2j], b[i][2j+1]. */
 static void input_tf(const wgeom *W, const float *x, int64_t c0, int64_t t0, int64_t nb, int64_t ld, float *V,
                      float *buf) {
-    int64_t span = W->Cgi * ld, plane = W->H * W->W;
-    for (int64_t t = t0; t < t0 + nb;) {
-        run r = run_at(W, t, t0 + nb, t0);
-        int64_t nv = vectors(r.len), width = 2 * VW * nv + 2;
-        for (int64_t c = 0; c < W->Cgi; c++) {
+    int64_t span = W->Cgi * ld, plane = W->H * W->W, width = gathered(nb);
+    float *a = buf, *b = buf + 4 * width;
+    memset(buf, 0, sizeof(float) * (size_t)(8 * width));   /* the tail past 2 nb stays zero */
+    for (int64_t c = 0; c < W->Cgi; c++) {
+        for (int64_t t = t0; t < t0 + nb;) {
+            run r = run_at(W, t, t0 + nb, t0);
             const float *xp = x + (r.n * W->g * W->Cgi + c0 + c) * plane;
-            for (int i = 0; i < 4; i++)
-                load_row(xp, W->H, W->W, 2 * r.th - W->ph + i, 2 * r.tw - W->pw, width, buf + i * width);
-            for (int64_t q = 0; q < nv; q++) {
-                vf h[4][4];   /* rows: h = d B */
-                for (int i = 0; i < 4; i++) {
-                    const float *b = buf + i * width + 2 * VW * q;
-                    vf l0 = vload(b), l1 = vload(b + VW), m0 = vload(b + 2), m1 = vload(b + 2 + VW);
-                    vf d0 = __builtin_shuffle(l0, l1, EVEN), d1 = __builtin_shuffle(l0, l1, ODD);
-                    vf d2 = __builtin_shuffle(m0, m1, EVEN), d3 = __builtin_shuffle(m0, m1, ODD);
-                    h[i][0] = d0 - d2;
-                    h[i][1] = d1 + d2;
-                    h[i][2] = d2 - d1;
-                    h[i][3] = d1 - d3;
-                }
-                float *v = V + c * ld + r.j + VW * q;
-                for (int k = 0; k < 4; k++) {   /* columns: V = B^T h */
-                    vstore(v + k * span, h[0][k] - h[2][k]);
-                    vstore(v + (4 + k) * span, h[1][k] + h[2][k]);
-                    vstore(v + (8 + k) * span, h[2][k] - h[1][k]);
-                    vstore(v + (12 + k) * span, h[1][k] - h[3][k]);
-                }
+            int64_t q0 = 2 * r.tw - W->pw;
+            for (int i = 0; i < 4; i++) {
+                int64_t row = 2 * r.th - W->ph + i;
+                load_row(xp, W->H, W->W, row, q0, 2 * r.len, a + i * width + 2 * r.j);
+                load_row(xp, W->H, W->W, row, q0 + 2, 2 * r.len, b + i * width + 2 * r.j);
+            }
+            t += r.len;
+        }
+        for (int64_t q = 0; q < vectors(nb); q++) {
+            vf h[4][4];   /* rows: h = d B */
+            for (int i = 0; i < 4; i++) {
+                const float *pa = a + i * width + 2 * VW * q, *pb = b + i * width + 2 * VW * q;
+                vf l0 = vload(pa), l1 = vload(pa + VW), m0 = vload(pb), m1 = vload(pb + VW);
+                vf d0 = __builtin_shuffle(l0, l1, EVEN), d1 = __builtin_shuffle(l0, l1, ODD);
+                vf d2 = __builtin_shuffle(m0, m1, EVEN), d3 = __builtin_shuffle(m0, m1, ODD);
+                h[i][0] = d0 - d2;
+                h[i][1] = d1 + d2;
+                h[i][2] = d2 - d1;
+                h[i][3] = d1 - d3;
+            }
+            float *v = V + c * ld + VW * q;
+            for (int k = 0; k < 4; k++) {   /* columns: V = B^T h */
+                vstore(v + k * span, h[0][k] - h[2][k]);
+                vstore(v + (4 + k) * span, h[1][k] + h[2][k]);
+                vstore(v + (8 + k) * span, h[2][k] - h[1][k]);
+                vstore(v + (12 + k) * span, h[1][k] - h[3][k]);
             }
         }
-        t += r.len;
     }
 }
 
-/* the 2x2 output blocks of channel co0 + o = A^T m A (+ bias), m = M[xi][o][j] (row stride ld) */
+/* the 2x2 output blocks of channel co0 + o = A^T m A (+ bias), m = M[xi][o][j] (row stride ld):
+ * tile j's output row a is ob[a][2j], ob[a][2j+1], scattered run by run */
 static void output_tf(const wgeom *W, const float *M, int64_t co0, int64_t t0, int64_t nb, int64_t ld, float *out,
                       const float *bias, int64_t bias_stride, float *ob) {
-    int64_t span = W->Cgo * ld, plane = W->OH * W->OW;
-    for (int64_t t = t0; t < t0 + nb;) {
-        run r = run_at(W, t, t0 + nb, t0);
-        int64_t nv = vectors(r.len), width = 2 * VW * nv;
-        int64_t cols = W->OW - 2 * r.tw < 2 * r.len ? W->OW - 2 * r.tw : 2 * r.len;
-        for (int64_t o = 0; o < W->Cgo; o++) {
-            for (int64_t q = 0; q < nv; q++) {
-                const float *m = M + o * ld + r.j + VW * q;
-                vf s[2][4];   /* rows: s = A^T m */
-                for (int k = 0; k < 4; k++) {
-                    vf m0 = vload(m + k * span), m1 = vload(m + (4 + k) * span), m2 = vload(m + (8 + k) * span),
-                       m3 = vload(m + (12 + k) * span);
-                    s[0][k] = m0 + m1 + m2;
-                    s[1][k] = m1 - m2 - m3;
-                }
-                for (int a = 0; a < 2; a++) {   /* columns: s A, interleaved into an output row */
-                    vf y0 = s[a][0] + s[a][1] + s[a][2], y1 = s[a][1] - s[a][2] - s[a][3];
-                    float *y = ob + a * width + 2 * VW * q;
-                    vstore(y, __builtin_shuffle(y0, y1, LOW));
-                    vstore(y + VW, __builtin_shuffle(y0, y1, HIGH));
-                }
+    int64_t span = W->Cgo * ld, plane = W->OH * W->OW, width = gathered(nb);
+    for (int64_t o = 0; o < W->Cgo; o++) {
+        for (int64_t q = 0; q < vectors(nb); q++) {
+            const float *m = M + o * ld + VW * q;
+            vf s[2][4];   /* rows: s = A^T m */
+            for (int k = 0; k < 4; k++) {
+                vf m0 = vload(m + k * span), m1 = vload(m + (4 + k) * span), m2 = vload(m + (8 + k) * span),
+                   m3 = vload(m + (12 + k) * span);
+                s[0][k] = m0 + m1 + m2;
+                s[1][k] = m1 - m2 - m3;
             }
-            float bv = bias ? bias[(co0 + o) * bias_stride] : 0.0f;
+            for (int a = 0; a < 2; a++) {   /* columns: s A, interleaved */
+                vf y0 = s[a][0] + s[a][1] + s[a][2], y1 = s[a][1] - s[a][2] - s[a][3];
+                float *y = ob + a * width + 2 * VW * q;
+                vstore(y, __builtin_shuffle(y0, y1, LOW));
+                vstore(y + VW, __builtin_shuffle(y0, y1, HIGH));
+            }
+        }
+        float bv = bias ? bias[(co0 + o) * bias_stride] : 0.0f;
+        for (int64_t t = t0; t < t0 + nb;) {
+            run r = run_at(W, t, t0 + nb, t0);
+            int64_t cols = W->OW - 2 * r.tw < 2 * r.len ? W->OW - 2 * r.tw : 2 * r.len;
             float *op = out + (r.n * W->g * W->Cgo + co0 + o) * plane + 2 * r.tw;
             for (int a = 0; a < 2 && 2 * r.th + a < W->OH; a++) {
                 float *restrict dst = op + (2 * r.th + a) * W->OW;
-                const float *restrict y = ob + a * width;
+                const float *restrict y = ob + a * width + 2 * r.j;
                 for (int64_t k = 0; k < cols; k++) dst[k] = y[k] + bv;
             }
+            t += r.len;
         }
-        t += r.len;
     }
 }
 
-/* D[xi][o][j] (row stride ld) = A dY A^T for tile j's 2x2 block of channel co0 + o of gy (zero beyond the plane) */
+/* D[xi][o][j] (row stride ld) = A dY A^T for tile j's 2x2 block of channel co0 + o of gy (zero beyond the
+ * plane); tile j's row a of dY is g[a][2j], g[a][2j+1] */
 static void grad_tf(const wgeom *W, const float *gy, int64_t co0, int64_t t0, int64_t nb, int64_t ld, float *D,
                     float *buf) {
-    int64_t span = W->Cgo * ld, plane = W->OH * W->OW;
-    for (int64_t t = t0; t < t0 + nb;) {
-        run r = run_at(W, t, t0 + nb, t0);
-        int64_t nv = vectors(r.len), width = 2 * VW * nv;
-        for (int64_t o = 0; o < W->Cgo; o++) {
+    int64_t span = W->Cgo * ld, plane = W->OH * W->OW, width = gathered(nb);
+    memset(buf, 0, sizeof(float) * (size_t)(2 * width));
+    for (int64_t o = 0; o < W->Cgo; o++) {
+        for (int64_t t = t0; t < t0 + nb;) {
+            run r = run_at(W, t, t0 + nb, t0);
             const float *gp = gy + (r.n * W->g * W->Cgo + co0 + o) * plane;
-            for (int a = 0; a < 2; a++) load_row(gp, W->OH, W->OW, 2 * r.th + a, 2 * r.tw, width, buf + a * width);
-            for (int64_t q = 0; q < nv; q++) {
-                vf e[2][4];   /* rows: e = dY A^T */
-                for (int a = 0; a < 2; a++) {
-                    const float *b = buf + a * width + 2 * VW * q;
-                    vf l0 = vload(b), l1 = vload(b + VW);
-                    vf y0 = __builtin_shuffle(l0, l1, EVEN), y1 = __builtin_shuffle(l0, l1, ODD);
-                    e[a][0] = y0;
-                    e[a][1] = y0 + y1;
-                    e[a][2] = y0 - y1;
-                    e[a][3] = -y1;
-                }
-                float *d = D + o * ld + r.j + VW * q;
-                for (int k = 0; k < 4; k++) {   /* columns: D = A e */
-                    vstore(d + k * span, e[0][k]);
-                    vstore(d + (4 + k) * span, e[0][k] + e[1][k]);
-                    vstore(d + (8 + k) * span, e[0][k] - e[1][k]);
-                    vstore(d + (12 + k) * span, -e[1][k]);
-                }
+            for (int a = 0; a < 2; a++)
+                load_row(gp, W->OH, W->OW, 2 * r.th + a, 2 * r.tw, 2 * r.len, buf + a * width + 2 * r.j);
+            t += r.len;
+        }
+        for (int64_t q = 0; q < vectors(nb); q++) {
+            vf e[2][4];   /* rows: e = dY A^T */
+            for (int a = 0; a < 2; a++) {
+                const float *p = buf + a * width + 2 * VW * q;
+                vf l0 = vload(p), l1 = vload(p + VW);
+                vf y0 = __builtin_shuffle(l0, l1, EVEN), y1 = __builtin_shuffle(l0, l1, ODD);
+                e[a][0] = y0;
+                e[a][1] = y0 + y1;
+                e[a][2] = y0 - y1;
+                e[a][3] = -y1;
+            }
+            float *d = D + o * ld + VW * q;
+            for (int k = 0; k < 4; k++) {   /* columns: D = A e */
+                vstore(d + k * span, e[0][k]);
+                vstore(d + (4 + k) * span, e[0][k] + e[1][k]);
+                vstore(d + (8 + k) * span, e[0][k] - e[1][k]);
+                vstore(d + (12 + k) * span, -e[1][k]);
             }
         }
-        t += r.len;
     }
 }
 
@@ -239,8 +258,8 @@ typedef struct {
     float *out;
 } job;
 
-/* columns of a block's V and M rows: nb and the spare a run's last vector may write */
-static int64_t row_stride(int64_t nb) { return (nb + 2 * VW - 2) / VW * VW; }
+/* columns of a block's V and M rows: nb, and the spare the block's last vector writes */
+static int64_t row_stride(int64_t nb) { return vectors(nb) * VW; }
 
 /* tiles lo..hi in blocks; backward-weight sums into acc (zeroed here) */
 static void tile_range(const job *J, float *scratch, float *acc, int64_t lo, int64_t hi) {
@@ -306,9 +325,8 @@ int lm_winograd_run(lm_conv_kind kind, const lm_conv_geom *G, const float *a, co
     W->block = block < MIN_BLOCK ? MIN_BLOCK : block;
     if (W->block > share) W->block = share;
 
-    /* V and M, and the rows a run's transform reads (4 of them) or writes (2) */
-    size_t per = up(sizeof(float) * (size_t)(XI * (W->Cgi + W->Cgo) * row_stride(W->block) +
-                                             4 * (2 * VW * vectors(W->tW) + 2)));
+    /* V and M, and the block's gathered rows: 8 for the input transform, 2 for the others */
+    size_t per = up(sizeof(float) * (size_t)(XI * (W->Cgi + W->Cgo) * row_stride(W->block) + 8 * gathered(W->block)));
     size_t acc = kind == LM_CONV_BACKWARD_WEIGHT ? up(sizeof(float) * XI * per_xi) : 0;
     size_t u = kind == LM_CONV_BACKWARD_WEIGHT ? 0 : up(sizeof(float) * XI * per_xi);
     size_t total = (per + acc) * (size_t)nt + u + 64;

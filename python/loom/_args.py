@@ -194,6 +194,10 @@ def _float(x, op, name):
     _type_error(op, name, "float", x)
 
 
+def _float_opt(x, op, name):
+    return None if x is None else _float(x, op, name)
+
+
 def _bool(x, op, name):
     if isinstance(x, (bool, np.bool_)):
         return bool(x)

@@ -5,7 +5,7 @@ import numpy as np
 
 from ._C import ffi, lib
 from ._dtype import FROM_PYTHON, dtype as _dtype_cls, from_numpy_dtype
-from ._errors import raise_error
+from ._errors import LoomOverflowError, raise_error
 from ._tensor import Tensor
 
 # Arrays lent to C storages, by key; the storage's deleter drops the entry.
@@ -97,6 +97,23 @@ def _resolve_dtype(dtype):
     raise TypeError(f"tensor(): argument 'dtype' must be loom.dtype, not {type(dtype).__name__}")
 
 
+def _check_numbers_fit(arr, target):
+    """Python numbers given an integer dtype must fit it, as in PyTorch (uint8 also takes -255..-1,
+    as two's complement); NumPy would wrap them."""
+    if target.kind not in "iu" or arr.size == 0 or arr.dtype.kind == "b":
+        return
+    info = np.iinfo(target)
+    lo = -int(info.max) if target.kind == "u" else int(info.min)
+    if arr.dtype.kind == "f":
+        ok = np.isfinite(arr).all() and arr.min() >= info.min and (arr.max() < 2.0 ** 63 if target == np.int64
+                                                                    else arr.max() <= info.max)
+    else:
+        ok = int(arr.min()) >= lo and int(arr.max()) <= int(info.max)
+    if not ok:
+        raise LoomOverflowError(f"tensor(): value cannot be converted to type {np.dtype(target).name} without "
+                                "overflow")
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of `data` (nested lists, numbers, arrays, tensors)."""
     dtype = _resolve_dtype(dtype)
@@ -115,7 +132,10 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         if arr.dtype == object or arr.dtype.kind not in "biuf":
             raise TypeError(f"tensor(): could not infer a dtype for data of type {type(data).__name__}")
         target = dtype.numpy if dtype is not None else from_numpy_dtype(arr.dtype).numpy
-        out = from_numpy(np.array(arr, dtype=target, copy=True, order="C"))
+        if dtype is not None and not isinstance(data, np.ndarray):
+            _check_numbers_fit(arr, target)
+        with np.errstate(over="ignore"):   # float64 data beyond float32 becomes inf, as in PyTorch
+            out = from_numpy(np.array(arr, dtype=target, copy=True, order="C"))
     if device is not None:
         out = out.to(device)
     if requires_grad:

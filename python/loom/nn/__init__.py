@@ -5,9 +5,14 @@ from .module import Module
 from .containers import Sequential, ModuleList, ModuleDict
 from .parameter_containers import ParameterList, ParameterDict
 from .linear import Identity, Linear
-from .conv import Conv2d
-from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d,
+                      AdaptiveMaxPool1d, AdaptiveMaxPool2d)
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm, InstanceNorm1d, InstanceNorm2d
+from .padding import *   # noqa: F403  (ZeroPad2d, ReflectionPad1d, ...: padding.__all__)
+from . import padding as _padding
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .activation import (ReLU, GELU, SiLU, Tanh, Sigmoid, LeakyReLU, ELU, Softplus, Softmax, LogSoftmax, ReLU6,
                          Hardsigmoid, Hardswish, Mish, LogSigmoid, Softsign, Tanhshrink, GLU, PReLU)
 from .dropout import Dropout, Dropout2d
@@ -21,6 +26,9 @@ __all__ = ["functional", "init", "utils", "Parameter", "Module", "Sequential", "
            "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
            "LayerNorm", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "Softplus", "Softmax",
            "LogSoftmax", "Dropout", "Embedding", "Flatten", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss",
-           "BCELoss", "BCEWithLogitsLoss", "ParameterList", "ParameterDict", "ReLU6", "Hardsigmoid", "Hardswish",
-           "Mish", "LogSigmoid", "Softsign", "Tanhshrink", "GLU", "PReLU", "Dropout2d", "CosineSimilarity",
-           "PairwiseDistance", "Unflatten", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
+           "BCELoss", "BCEWithLogitsLoss", "Conv1d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "AvgPool1d",
+           "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "GroupNorm", "InstanceNorm1d",
+           "InstanceNorm2d", "PixelShuffle", "PixelUnshuffle", "Upsample", "UpsamplingNearest2d",
+           "UpsamplingBilinear2d", "ParameterList", "ParameterDict", "ReLU6", "Hardsigmoid", "Hardswish", "Mish",
+           "LogSigmoid", "Softsign", "Tanhshrink", "GLU", "PReLU", "Dropout2d", "CosineSimilarity",
+           "PairwiseDistance", "Unflatten", "SmoothL1Loss", "HuberLoss", "KLDivLoss"] + _padding.__all__

@@ -7,13 +7,17 @@ def empty_param(shape, dtype=None, device=None):
     return Parameter(empty(list(shape), dtype=dtype, device=device))
 
 
-def pair(v, name="argument"):
-    """An int or a 1- or 2-sequence as a pair, as PyTorch's _pair."""
+def ntuple(v, n, name="argument"):
+    """An int or a 1- or n-sequence as an n-tuple, as PyTorch's _ntuple."""
     if isinstance(v, int) and not isinstance(v, bool):
-        return (v, v)
+        return (v,) * n
     v = tuple(v)
     if len(v) == 1:
-        return (v[0], v[0])
-    if len(v) != 2:
-        raise ValueError(f"{name} must be an int or a pair of ints, got {v}")
+        return v * n
+    if len(v) != n:
+        raise ValueError(f"{name} must be an int or {'a pair of' if n == 2 else n} ints, got {v}")
     return v
+
+
+def pair(v, name="argument"):
+    return ntuple(v, 2, name)

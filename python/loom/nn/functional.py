@@ -39,6 +39,38 @@ def _pair(v):
     return (v, v) if isinstance(v, int) else tuple(v) * (2 if len(v) == 1 else 1)
 
 
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """As conv2d over a height of 1 (string paddings included): (N, C, L) or unbatched (C, L)."""
+    if isinstance(input, _L.Tensor) and input.ndim == 2:
+        return conv1d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
+    if isinstance(padding, str) and isinstance(input, _L.Tensor) and isinstance(weight, _L.Tensor) \
+            and input.ndim == 3 and weight.ndim == 3:
+        try:
+            return conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, _one(stride)), padding,
+                          (1, _one(dilation)), groups).squeeze(2)
+        except ValueError as e:
+            raise ValueError(str(e).replace("conv2d()", "conv1d()")) from None
+    return _L.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def _one(v):
+    return v if isinstance(v, int) else v[0]
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if isinstance(input, _L.Tensor) and input.ndim == 3:
+        return conv_transpose2d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
+                                dilation).squeeze(0)
+    return _L.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if isinstance(input, _L.Tensor) and input.ndim == 2:
+        return conv_transpose1d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
+                                dilation).squeeze(0)
+    return _L.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
 def _conv2d_padding_str(input, weight, bias, stride, padding, dilation, groups):
     if padding == "valid":
         return _L.conv2d(input, weight, bias, stride, 0, dilation, groups)
@@ -80,11 +112,48 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                          count_include_pad, divisor_override)
 
 
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    stride = [] if stride is None else stride
+    if return_indices:   # max_pool2d's over a height of 1, whose flat positions are the positions along L
+        v, i = _L.max_pool2d_with_indices(input.unsqueeze(-2), (1, _one(kernel_size)), () if stride == [] else
+                                          (1, _one(stride)), (0, _one(padding)), (1, _one(dilation)), ceil_mode)
+        return v.squeeze(-2), i.squeeze(-2)
+    return _L.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return _L.avg_pool1d(input, kernel_size, [] if stride is None else stride, padding, ceil_mode, count_include_pad)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _L.adaptive_avg_pool1d(input, output_size)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    size = _pair(output_size) if not isinstance(output_size, int) else (output_size, output_size)
+    if None in size:
+        size = tuple(input.shape[-2 + i] if s is None else s for i, s in enumerate(size))
+    r = _L.adaptive_max_pool2d(input, size)
+    return r if return_indices else r[0]
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    if not isinstance(input, _L.Tensor) or input.ndim not in (2, 3):
+        raise ValueError(f"adaptive_max_pool1d(): expected a 2-D (C, L) or 3-D (N, C, L) input, got "
+                         f"{getattr(input, 'ndim', type(input).__name__)}-D")
+    v, i = _L.adaptive_max_pool2d(input.unsqueeze(-2), (1, _one(output_size)))
+    return (v.squeeze(-2), i.squeeze(-2)) if return_indices else v.squeeze(-2)
+
+
 def adaptive_avg_pool2d(input, output_size):
     size = _pair(output_size) if not isinstance(output_size, int) else (output_size, output_size)
     if None in size:   # None keeps the input's size on that dim, as PyTorch
         size = tuple(input.shape[-2 + i] if s is None else s for i, s in enumerate(size))
     return _L.adaptive_avg_pool2d(input, size)
+
+
+from ._functional_resize import interpolate, upsample, upsample_nearest, upsample_bilinear, pixel_shuffle, \
+    pixel_unshuffle   # noqa: E402  (re-exported: torch.nn.functional has them)
 
 
 # ---- activations ----
@@ -163,6 +232,15 @@ def dropout(input, p=0.5, training=True, inplace=False):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _L.layer_norm(input, list(normalized_shape) if not isinstance(normalized_shape, int)
                          else [normalized_shape], weight, bias, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    return _L.group_norm(input, num_groups, weight, bias, eps)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    return _L.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):

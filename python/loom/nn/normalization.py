@@ -1,5 +1,6 @@
-"""BatchNorm1d/2d and LayerNorm."""
+"""BatchNorm1d/2d, LayerNorm, GroupNorm and InstanceNorm1d/2d."""
 import numbers
+import warnings
 
 from .. import _ops
 from .._dtype import int64
@@ -116,3 +117,76 @@ class LayerNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
                 f"bias={self.bias is not None}")
+
+
+class GroupNorm(Module):
+    """Normalisation of each sample over groups of num_channels // num_groups channels, with per-channel affine."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        if num_groups <= 0 or num_channels % num_groups != 0:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        if affine:
+            self.weight = empty_param((num_channels,), dtype, device)
+            if bias:
+                self.bias = empty_param((num_channels,), dtype, device)
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
+
+
+class _InstanceNorm(_BatchNorm):
+    """Per-sample, per-channel normalisation; PyTorch's defaults differ from batch norm's (no affine, no running
+    statistics), and the running statistics, when tracked, serve in eval mode only."""
+    _batch_ndim = 0   # the ndim of a batched input
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (self._batch_ndim - 1, self._batch_ndim):
+            raise ValueError(f"expected {self._batch_ndim - 1}D or {self._batch_ndim}D input (got {input.dim()}D "
+                             f"input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        dim = 0 if input.dim() == self._batch_ndim - 1 else 1
+        if input.shape[dim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={dim} to match num_features ({self.num_features}), "
+                                 f"but got: {input.shape[dim]}.")
+            warnings.warn(f"input's size at dim={dim} does not match num_features. You can silence this warning by "
+                          f"not passing in num_features, which is not used because affine=False", stacklevel=2)
+        if dim == 0:   # unbatched
+            return self.forward(input.unsqueeze(0)).squeeze(0)
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               0.0 if self.momentum is None else self.momentum, self.eps)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation over (N, C, L) or (C, L)."""
+    _batch_ndim = 3
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation over (N, C, H, W) or (C, H, W)."""
+    _batch_ndim = 4

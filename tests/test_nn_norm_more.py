@@ -1,0 +1,91 @@
+"""GroupNorm and InstanceNorm1d/2d (modules and functional) against PyTorch's: values, gradients, running
+statistics over training steps and eval mode; gradcheck of the composites; argument errors."""
+import numpy as np
+import pytest
+
+import loom
+from loom import nn
+import loom.nn.functional as F
+from test_nn_layers import check_module, copy_weights, rand, torch
+
+tnn = torch.nn
+
+
+def _randomise_affine(tm):
+    with torch.no_grad():
+        for p in tm.parameters():
+            p.uniform_(0.5, 1.5)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(affine=False), dict(eps=1e-3), dict(bias=False)], ids=str)
+@pytest.mark.parametrize("groups,shape", [(3, (2, 6, 5)), (2, (3, 6, 4, 5)), (6, (2, 6)), (1, (4, 6, 3, 2))], ids=str)
+def test_group_norm(kw, groups, shape):
+    tm, lm = tnn.GroupNorm(groups, 6, **kw), nn.GroupNorm(groups, 6, **kw)
+    _randomise_affine(tm)
+    check_module(tm, lm, rand(*shape), atol=1e-4)
+
+
+INSTANCE = [dict(), dict(affine=True), dict(affine=True, bias=False), dict(track_running_stats=True), dict(affine=True, track_running_stats=True,
+            momentum=0.3), dict(track_running_stats=True, momentum=None)]
+
+
+@pytest.mark.parametrize("kw", INSTANCE, ids=str)
+@pytest.mark.parametrize("cls,shape", [("InstanceNorm1d", (3, 4, 7)), ("InstanceNorm2d", (2, 4, 5, 3)),
+                                       ("InstanceNorm2d", (4, 5, 3))], ids=str)
+def test_instance_norm_train_then_eval(kw, cls, shape):
+    tm, lm = getattr(tnn, cls)(4, **kw), getattr(nn, cls)(4, **kw)
+    _randomise_affine(tm)
+    copy_weights(tm, lm)
+    for _ in range(3):   # running statistics, when tracked, accumulate over steps
+        check_module(tm, lm, rand(*shape), atol=1e-4, copy=False)
+    tm.eval(), lm.eval()
+    check_module(tm, lm, rand(*shape), atol=1e-4, copy=False)
+
+
+def test_functional_instance_norm_with_running_stats():
+    x = rand(3, 2, 6)
+    trm, trv = torch.zeros(2), torch.ones(2)
+    lrm, lrv = loom.zeros(2), loom.ones(2)
+    ty = torch.nn.functional.instance_norm(torch.tensor(x), trm, trv, momentum=0.2)
+    ly = F.instance_norm(loom.tensor(x), lrm, lrv, momentum=0.2)
+    np.testing.assert_allclose(ly.numpy(), ty.numpy(), atol=1e-5)
+    np.testing.assert_allclose(lrm.numpy(), trm.numpy(), atol=1e-6)
+    np.testing.assert_allclose(lrv.numpy(), trv.numpy(), atol=1e-6)
+    ty = torch.nn.functional.instance_norm(torch.tensor(x), trm, trv, use_input_stats=False)
+    ly = F.instance_norm(loom.tensor(x), lrm, lrv, use_input_stats=False)
+    np.testing.assert_allclose(ly.numpy(), ty.numpy(), atol=1e-5)
+
+
+def test_gradcheck():
+    rng = np.random.default_rng(0)
+    t = lambda *s: loom.tensor(rng.standard_normal(s), requires_grad=True)
+    x, w, b = t(2, 6, 3, 2), t(6), t(6)
+    assert loom.autograd.gradcheck(lambda x, w, b: F.group_norm(x, 3, w, b), [x, w, b])
+    assert loom.autograd.gradgradcheck(lambda x, w, b: F.group_norm(x, 3, w, b), [x, w, b])
+    assert loom.autograd.gradcheck(lambda x, w, b: F.instance_norm(x, weight=w, bias=b), [x, w, b])
+    assert loom.autograd.gradgradcheck(lambda x, w, b: F.instance_norm(x, weight=w, bias=b), [x, w, b])
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="num_channels must be divisible by num_groups"):
+        nn.GroupNorm(4, 6)
+    with pytest.raises(ValueError, match=r"^group_norm\(\): Expected number of channels in input to be divisible by "
+                                         r"num_groups, but got input of shape \[2, 6, 3\] and num_groups=4"):
+        F.group_norm(loom.zeros(2, 6, 3), 4)
+    with pytest.raises(ValueError, match=r"^group_norm\(\): Expected weight to be a vector of size equal to the number "
+                                         r"of channels"):
+        F.group_norm(loom.zeros(2, 6, 3), 3, loom.ones(3))
+    with pytest.raises(ValueError, match=r"^group_norm\(\): Expected at least 2 dimensions"):
+        F.group_norm(loom.zeros(6), 3)
+    with pytest.raises(ValueError, match=r"^instance_norm\(\): Expected more than 1 spatial element when training"):
+        F.instance_norm(loom.zeros(2, 3, 1))
+    with pytest.raises(ValueError, match=r"^instance_norm\(\): running_mean should contain 3 elements not 2"):
+        F.instance_norm(loom.zeros(2, 3, 4), loom.zeros(2), loom.ones(2))
+    with pytest.raises(ValueError, match=r"^instance_norm\(\): Expected running_mean and running_var to be defined"):
+        F.instance_norm(loom.zeros(2, 3, 4), use_input_stats=False)
+    with pytest.raises(ValueError, match=r"expected 3D or 4D input \(got 2D input\)"):
+        nn.InstanceNorm2d(3)(loom.zeros(3, 4))
+    with pytest.raises(ValueError, match=r"expected input's size at dim=1 to match num_features \(3\), but got: 4"):
+        nn.InstanceNorm1d(3, affine=True)(loom.zeros(2, 4, 5))
+    with pytest.warns(UserWarning, match="does not match num_features"):
+        nn.InstanceNorm1d(3)(loom.zeros(2, 4, 5))
