@@ -18,8 +18,9 @@ def _randomise_affine(tm):
 
 
 @pytest.mark.parametrize("kw", [dict(), dict(affine=False), dict(eps=1e-3), dict(bias=False)], ids=str)
-@pytest.mark.parametrize("groups,shape", [(3, (2, 6, 5)), (2, (3, 6, 4, 5)), (6, (2, 6)), (1, (4, 6, 3, 2))], ids=str)
+@pytest.mark.parametrize("groups,shape", [(3, (2, 6, 5)), (2, (3, 6, 4, 5)), (6, (2, 6, 3)), (1, (4, 6, 3, 2))], ids=str)
 def test_group_norm(kw, groups, shape):
+    # (6 groups over a (2, 6) input would hold one element each: the output is 0 and PyTorch's gradient noise)
     tm, lm = tnn.GroupNorm(groups, 6, **kw), nn.GroupNorm(groups, 6, **kw)
     _randomise_affine(tm)
     check_module(tm, lm, rand(*shape), atol=1e-4)

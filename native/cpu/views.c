@@ -272,3 +272,28 @@ lm_tensor *lm_cpu_empty(const int64_t *size, int64_t size_len, int dtype, int de
     if (lm_check_shape((int)size_len, size)) return NULL;
     return lm_empty((int)size_len, size, dtype < 0 ? LM_FLOAT32 : dtype, device < 0 ? LM_CPU : device);
 }
+
+/* The diagonal at `offset` of dims dim1 and dim2 as a view: those dims removed, one dim of stride
+ * stride1 + stride2 appended. Offsets past the edge give an empty diagonal (no overflow for any int64). */
+lm_tensor *lm_cpu_diagonal(lm_tensor *self, int64_t offset, int64_t dim1, int64_t dim2) {
+    int a, b;
+    if (lm_wrap_dim(dim1, self->ndim, &a) || lm_wrap_dim(dim2, self->ndim, &b)) return NULL;
+    if (a == b) {
+        lm_set_error(LM_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld", (long long)dim1, (long long)dim2);
+        return NULL;
+    }
+    int64_t rows = self->shape[a], cols = self->shape[b], len, start = self->offset;
+    if (offset >= 0)
+        len = offset >= cols ? 0 : (rows < cols - offset ? rows : cols - offset);
+    else
+        len = offset <= -rows ? 0 : (rows + offset < cols ? rows + offset : cols);
+    if (len > 0)
+        start += offset >= 0 ? offset * self->strides[b] : -offset * self->strides[a];
+    int64_t shape[LM_MAX_DIMS], strides[LM_MAX_DIMS];
+    int n = 0;
+    for (int i = 0; i < self->ndim; i++)
+        if (i != a && i != b) { shape[n] = self->shape[i]; strides[n] = self->strides[i]; n++; }
+    shape[n] = len;
+    strides[n] = self->strides[a] + self->strides[b];
+    return lm_view(self, n + 1, shape, strides, start);
+}

@@ -19,6 +19,7 @@ from ._promotion import result_type, promote_types, can_cast
 from ._errors import LoomValueError, LoomTypeError, LoomIndexError, LoomZeroDivisionError, LoomOverflowError
 from ._ops import *  # noqa: F401,F403  (every function declared in ops.yaml)
 from . import _ops
+from ._multi import *  # noqa: F401,F403  (split, chunk, unbind, meshgrid, ...: several results)
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from .autograd.api import install as _install_autograd

@@ -41,6 +41,9 @@ def raise_error(op):
 _PREFIX = re.compile(r"^[A-Za-z_]\w*\(\): ")
 
 
+_ALSO_RUNTIME = {ValueError: LoomValueError, TypeError: LoomTypeError, IndexError: LoomIndexError}
+
+
 def renamed(e, op):
     """An error raised by an op inside a composite op, re-attributed to the op
     the user called (`logsumexp(): Dimension out of range ...`, not `amax(): ...`)."""
@@ -48,8 +51,9 @@ def renamed(e, op):
     if msg.startswith(f"{op}(") or not isinstance(e, (TypeError, ValueError, IndexError, RuntimeError)):
         return e
     m = _PREFIX.match(msg)
+    cls = _ALSO_RUNTIME.get(type(e), type(e))   # as a kernel's error is: PyTorch raises RuntimeError for most
     try:
-        new = type(e)(f"{op}(): {msg[m.end():] if m else msg}")
+        new = cls(f"{op}(): {msg[m.end():] if m else msg}")
     except Exception:   # an exception type that does not take one message
         return e
     new.__cause__ = e.__cause__

@@ -27,6 +27,8 @@ def main() -> float:
     w = loom.from_numpy(np.ones((3, 2), dtype=np.float32))
     y = loom.matmul(a, w).relu().sum(dim=[0, 1])
     flat = loom.cat([a, a], dim=0).reshape(-1)
+    halves: tuple[loom.Tensor, ...] = a.split(2) + loom.chunk(a, 2, dim=1) + loom.meshgrid(b, b, indexing="xy")
+    flat = loom.hstack([flat, loom.flip(a, [0]).tril().roll(1).reshape(-1), halves[0].reshape(-1)])
     return float(y.item()) + float(values.sum().item()) + n + arr.size + flat.numel() + train_step()
 
 

@@ -93,6 +93,18 @@ def narrow_backward(grad, shape, dim, start):
     return lm.cat([lm.zeros(before, dtype=grad.dtype), grad, lm.zeros(after, dtype=grad.dtype)], d)
 
 
+def diagonal_backward(grad, shape, offset, dim1, dim2):
+    """grad written on that diagonal of zeros of self's shape: index_add into the flattened
+    (dim1, dim2) plane, so that it is differentiable again."""
+    n = len(shape)
+    d1, d2 = dim1 % n, dim2 % n
+    rest = [s for i, s in enumerate(shape) if i not in (d1, d2)]
+    r, c = shape[d1], shape[d2]
+    pos = lm.arange(grad.shape[-1]) * (c + 1) + (offset if offset >= 0 else -offset * c)
+    plane = lm.zeros(rest + [r * c], dtype=grad.dtype).index_add(-1, pos, grad)
+    return plane.unflatten(-1, (r, c)).movedim([-2, -1], [d1, d2])
+
+
 def cat_backward(grad, tensors, dim):
     d = dim % max(grad.ndim, 1)
     out, at = [], 0

@@ -1,0 +1,181 @@
+"""Shape functions that return several tensors (or one or several, as atleast_1d):
+an ops.yaml schema returns a fixed number of Tensors, so these are written here,
+over the generated ops, and differentiate through them. Pieces are views where
+PyTorch's are (split, chunk, unbind, broadcast_tensors, meshgrid)."""
+from collections.abc import Sequence
+from numbers import Integral
+from typing import Any
+
+from ._tensor import Size, Tensor
+from ._dims import wrap_dim
+from ._errors import LoomIndexError
+
+__all__ = ["split", "chunk", "unbind", "broadcast_shapes", "broadcast_tensors", "meshgrid",
+           "atleast_1d", "atleast_2d", "atleast_3d"]
+
+
+def _check_tensor(x, op, name="input"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(x).__name__}")
+
+
+def _int_arg(x, op, name):
+    if isinstance(x, bool) or not isinstance(x, Integral):
+        raise TypeError(f"{op}(): argument '{name}' must be int, not {type(x).__name__}")
+    return int(x)
+
+
+def _wrap(dim, ndim, op):
+    try:
+        return wrap_dim(_int_arg(dim, op, "dim"), ndim)
+    except IndexError as e:
+        raise LoomIndexError(f"{op}(): {e}") from None
+
+
+def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """Views of tensor split along dim into pieces of split_size_or_sections elements
+    (the last one smaller), or of the sizes in a list that sums to tensor.size(dim)."""
+    _check_tensor(tensor, "split", "tensor")
+    if tensor.ndim == 0:
+        raise RuntimeError("split(): split expects at least a 1-dimensional tensor")
+    d = _wrap(dim, tensor.ndim, "split")
+    n = tensor.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [_int_arg(s, "split", "split_size_or_sections") for s in split_size_or_sections]
+        if any(s < 0 for s in sizes) or sum(sizes) != n:
+            raise RuntimeError(f"split(): split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {d}), but got split_sizes={sizes}")
+    else:
+        size = _int_arg(split_size_or_sections, "split", "split_size_or_sections")
+        if size < 0:
+            raise RuntimeError(f"split(): split expects split_size be non-negative, but got split_size={size}")
+        if size == 0 and n:
+            raise RuntimeError(f"split(): split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        sizes = [min(size, n - i) for i in range(0, n, size)] if n else [0]
+    out, start = [], 0
+    for s in sizes:
+        out.append(tensor.narrow(d, start, s))
+        start += s
+    return tuple(out)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """Views of input split along dim into at most chunks pieces of equal size (the last smaller)."""
+    _check_tensor(input, "chunk")
+    chunks = _int_arg(chunks, "chunk", "chunks")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk(): chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if input.ndim == 0:
+        raise RuntimeError("chunk(): chunk expects at least a 1-dimensional tensor")
+    d = _wrap(dim, input.ndim, "chunk")
+    n = input.shape[d]
+    if n == 0:   # PyTorch gives chunks empty pieces
+        return tuple(input.narrow(d, 0, 0) for _ in range(chunks))
+    return split(input, -(-n // chunks), d)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """The views input.select(dim, i) for each i, as a tuple."""
+    _check_tensor(input, "unbind")
+    if input.ndim == 0:
+        raise LoomIndexError("unbind(): Dimension specified as 0 but tensor has no dimensions")
+    d = _wrap(dim, input.ndim, "unbind")
+    return tuple(input.select(d, i) for i in range(input.shape[d]))
+
+
+def broadcast_shapes(*shapes: int | Sequence[int]) -> Size:
+    """The shape that tensors of the given shapes broadcast to (NumPy's rules)."""
+    out = []
+    for k, shape in enumerate(shapes):
+        shape = [shape] if isinstance(shape, Integral) else list(shape)
+        if len(shape) > len(out):
+            out = [1] * (len(shape) - len(out)) + out
+        for i, s in enumerate(shape):
+            j = len(out) - len(shape) + i
+            if s < 0:
+                raise RuntimeError(f"broadcast_shapes(): Trying to create tensor with negative dimension {s}: {shape}")
+            if out[j] == 1:
+                out[j] = s
+            elif s != 1 and s != out[j]:
+                raise RuntimeError(f"broadcast_shapes(): shape mismatch: objects cannot be broadcast to a single "
+                                   f"shape; argument {k} has size {s} at dim {i} where the others have {out[j]}")
+    return Size(out)
+
+
+def _tensors(args, op):
+    ts = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    for i, t in enumerate(ts):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}(): expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return list(ts)
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """Broadcast views of tensors, all of the shape they broadcast to."""
+    ts = _tensors(tensors, "broadcast_tensors")
+    try:
+        shape = broadcast_shapes(*[t.shape for t in ts])
+    except RuntimeError as e:
+        raise RuntimeError(str(e).replace("broadcast_shapes()", "broadcast_tensors()", 1)) from None
+    return tuple(t.expand(shape) for t in ts)
+
+
+def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple[Tensor, ...]:
+    """Coordinate grids of 0-d or 1-D tensors: with indexing='ij' output i varies along dim i;
+    with 'xy' (NumPy's default) the first two dims are swapped. Broadcast views."""
+    ts = _tensors(tensors, "meshgrid")
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid(): indexing must be one of 'xy' or 'ij', but received: {indexing!r}")
+    if not ts:
+        raise RuntimeError("meshgrid(): meshgrid expects a non-empty TensorList")
+    for t in ts:
+        if t.ndim > 1:
+            raise RuntimeError(f"meshgrid(): Expected 0D or 1D tensor in the tensor list but got a {t.ndim}-D tensor")
+    if ts and any(t.dtype != ts[0].dtype or t.device != ts[0].device for t in ts):
+        raise RuntimeError("meshgrid(): expects all tensors to have the same dtype and device")
+    swap = indexing == "xy" and len(ts) >= 2
+    order = [1, 0] + list(range(2, len(ts))) if swap else list(range(len(ts)))
+    shape = [ts[i].numel() for i in order]
+    grids = [None] * len(ts)
+    for pos, i in enumerate(order):
+        view = [1] * len(ts)
+        view[pos] = -1
+        grids[i] = ts[i].reshape(view).expand(shape)
+    return tuple(grids)
+
+
+def _atleast(nd, args, op):
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        t = args[0]
+        if t.ndim >= nd:
+            return t
+        if nd == 3 and t.ndim == 1:   # PyTorch's and NumPy's (n) -> (1, n, 1)
+            return t.reshape(1, -1, 1)
+        if nd == 3 and t.ndim == 2:
+            return t.unsqueeze(-1)
+        return t.reshape([1] * (nd - t.ndim) + list(t.shape))
+    return tuple(_atleast(nd, (t,), op) for t in _tensors(args, op))
+
+
+def atleast_1d(*tensors: Tensor) -> Any:
+    """Each tensor viewed with at least 1 dim (one tensor in, one out; several in, a tuple)."""
+    return _atleast(1, tensors, "atleast_1d")
+
+
+def atleast_2d(*tensors: Tensor) -> Any:
+    """Each tensor viewed with at least 2 dims (a 1-D tensor becomes one row)."""
+    return _atleast(2, tensors, "atleast_2d")
+
+
+def atleast_3d(*tensors: Tensor) -> Any:
+    """Each tensor viewed with at least 3 dims ((n) -> (1, n, 1), (m, n) -> (m, n, 1))."""
+    return _atleast(3, tensors, "atleast_3d")
+
+
+def _split_method(self, split_size, dim=0):
+    return split(self, split_size, dim)
+
+
+Tensor.split = _split_method
+Tensor.chunk = chunk
+Tensor.unbind = unbind
