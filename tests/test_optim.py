@@ -56,6 +56,17 @@ CASES = [
     ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True, weight_decay=0.1)),
     ("RMSprop", dict(lr=0.01, alpha=0.9, centered=True, maximize=True)),
     ("RMSprop", dict(lr=0.01, momentum=0.9)),
+    ("Adagrad", dict(lr=0.1)),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.1, weight_decay=0.1, initial_accumulator_value=0.5, maximize=True)),
+    ("Adamax", dict(lr=0.05)),
+    ("Adamax", dict(lr=0.05, betas=(0.8, 0.9), weight_decay=0.1, eps=1e-3, maximize=True)),
+    ("NAdam", dict(lr=0.05)),
+    ("NAdam", dict(lr=0.05, betas=(0.8, 0.9), weight_decay=0.1, momentum_decay=0.1)),
+    ("NAdam", dict(lr=0.05, weight_decay=0.2, decoupled_weight_decay=True, maximize=True)),
+    ("RAdam", dict(lr=0.05)),
+    # beta2 = 0.5 makes rho_t pass 5 at step 3 (the rectified update); weight decay both ways
+    ("RAdam", dict(lr=0.05, betas=(0.8, 0.5), weight_decay=0.1)),
+    ("RAdam", dict(lr=0.05, betas=(0.9, 0.6), weight_decay=0.2, decoupled_weight_decay=True, maximize=True)),
 ]
 # one group (the fused path), two groups with their own options, and a group with a parameter
 # that never gets a gradient (the per-parameter path)
@@ -174,6 +185,12 @@ def test_closure_and_no_grad_step():
     (lambda p: optim.AdamW(p, weight_decay=-0.1), "Invalid weight_decay value: -0.1"),
     (lambda p: optim.RMSprop(p, alpha=-0.1), "Invalid alpha value: -0.1"),
     (lambda p: optim.RMSprop(p, momentum=-1), "Invalid momentum value: -1"),
+    (lambda p: optim.Adagrad(p, lr_decay=-1), "Invalid lr_decay value: -1"),
+    (lambda p: optim.Adagrad(p, initial_accumulator_value=-1), "Invalid initial_accumulator_value value: -1"),
+    (lambda p: optim.Adamax(p, betas=(1.0, 0.9)), "Invalid beta parameter at index 0: 1.0"),
+    (lambda p: optim.NAdam(p, momentum_decay=-1), "Invalid momentum_decay value: -1"),
+    (lambda p: optim.RAdam(p, betas=(0.9, 1.0)), "Invalid beta parameter at index 1: 1.0"),
+    (lambda p: optim.RAdam(p, eps=-1), "Invalid epsilon value: -1"),
     (lambda p: optim.SGD([], lr=0.1), "optimizer got an empty parameter list"),
     (lambda p: optim.SGD([{"params": p}, {"params": p}]), "some parameters appear in more than one parameter group"),
 ])

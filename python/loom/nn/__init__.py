@@ -1,8 +1,9 @@
 """loom.nn: modules, layers, losses, initialisers and the functional interface."""
-from . import functional, init
+from . import functional, init, utils
 from .parameter import Parameter
 from .module import Module
 from .containers import Sequential, ModuleList, ModuleDict
+from .parameter_containers import ParameterList, ParameterDict
 from .linear import Identity, Linear
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d,
@@ -12,17 +13,22 @@ from .padding import *   # noqa: F403  (ZeroPad2d, ReflectionPad1d, ...: padding
 from . import padding as _padding
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
-from .activation import ReLU, GELU, SiLU, Tanh, Sigmoid, LeakyReLU, ELU, Softplus, Softmax, LogSoftmax
-from .dropout import Dropout
+from .activation import (ReLU, GELU, SiLU, Tanh, Sigmoid, LeakyReLU, ELU, Softplus, Softmax, LogSoftmax, ReLU6,
+                         Hardsigmoid, Hardswish, Mish, LogSigmoid, Softsign, Tanhshrink, GLU, PReLU)
+from .dropout import Dropout, Dropout2d
+from .distance import CosineSimilarity, PairwiseDistance
 from .sparse import Embedding
-from .flatten import Flatten
-from .loss import L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss
+from .flatten import Flatten, Unflatten
+from .loss import (L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss, HuberLoss,
+                   KLDivLoss)
 
-__all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict", "Identity",
+__all__ = ["functional", "init", "utils", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict", "Identity",
            "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
            "LayerNorm", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "Softplus", "Softmax",
            "LogSoftmax", "Dropout", "Embedding", "Flatten", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss",
            "BCELoss", "BCEWithLogitsLoss", "Conv1d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "AvgPool1d",
            "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "GroupNorm", "InstanceNorm1d",
            "InstanceNorm2d", "PixelShuffle", "PixelUnshuffle", "Upsample", "UpsamplingNearest2d",
-           "UpsamplingBilinear2d"] + _padding.__all__
+           "UpsamplingBilinear2d", "ParameterList", "ParameterDict", "ReLU6", "Hardsigmoid", "Hardswish", "Mish",
+           "LogSigmoid", "Softsign", "Tanhshrink", "GLU", "PReLU", "Dropout2d", "CosineSimilarity",
+           "PairwiseDistance", "Unflatten", "SmoothL1Loss", "HuberLoss", "KLDivLoss"] + _padding.__all__

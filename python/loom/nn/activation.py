@@ -1,6 +1,8 @@
-"""Activation modules: ReLU, GELU, SiLU, Tanh, Sigmoid, LeakyReLU, ELU, Softplus, Softmax, LogSoftmax."""
+"""Activation modules: ReLU, GELU, SiLU, Tanh, Sigmoid, LeakyReLU, ELU, Softplus, Softmax, LogSoftmax, ReLU6,
+Hardsigmoid, Hardswish, Mish, LogSigmoid, Softsign, Tanhshrink, GLU, PReLU."""
 from . import functional as F
 from .module import Module
+from .parameter import Parameter
 
 
 class ReLU(Module):
@@ -107,3 +109,78 @@ class LogSoftmax(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+class ReLU6(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.relu6(input, self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Hardsigmoid(ReLU6):
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Hardswish(ReLU6):
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
+
+
+class Mish(ReLU6):
+    def forward(self, input):
+        return F.mish(input, self.inplace)
+
+
+class LogSigmoid(Module):
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Softsign(Module):
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
+class GLU(Module):
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """x where x > 0, else a * x, with a learnable a: one value, or one per channel (num_parameters)."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        from .. import full
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(full([num_parameters], float(init), dtype=dtype))
+
+    def reset_parameters(self):
+        from .. import no_grad
+        with no_grad():
+            self.weight.fill_(self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"

@@ -1,4 +1,4 @@
-"""Dropout."""
+"""Dropout and Dropout2d (whole channels)."""
 from . import functional as F
 from .module import Module
 
@@ -17,3 +17,10 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout2d(Dropout):
+    """Zeroes whole channels with probability p in training mode (scaling the rest by 1/(1-p))."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)

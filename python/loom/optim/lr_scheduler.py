@@ -10,7 +10,9 @@ import weakref
 
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "StepLR", "CosineAnnealingLR"]
+__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
+           "ExponentialLR", "PolynomialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "CyclicLR",
+           "OneCycleLR", "SequentialLR", "ChainedScheduler", "ReduceLROnPlateau"]
 
 
 def _wrap_optimizer_step(opt):
@@ -46,6 +48,10 @@ class LRScheduler:
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         _wrap_optimizer_step(optimizer)
+        self._initial_step()
+
+    def _initial_step(self):
+        """Step 0: SequentialLR calls it again on the scheduler that takes over at the start."""
         self._step_count = 0
         self._is_initial = True
         try:
@@ -71,12 +77,17 @@ class LRScheduler:
                           "opposite order: `optimizer.step()` before `lr_scheduler.step()`, or the first value "
                           "of the learning rate schedule is skipped.", UserWarning, stacklevel=2)
         self._step_count += 1
+        if epoch is not None:
+            warnings.warn("The epoch parameter in `scheduler.step()` is deprecated (as in PyTorch); call "
+                          "step() without it.", UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        """Advance (or set) last_epoch and write the new rates; SequentialLR calls it with 0 at a milestone."""
         if epoch is None:
             self.last_epoch += 1
             values = self.get_lr()
         else:
-            warnings.warn("The epoch parameter in `scheduler.step()` is deprecated (as in PyTorch); call "
-                          "step() without it.", UserWarning, stacklevel=2)
             self.last_epoch = epoch
             values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
         for group, lr in zip(self.optimizer.param_groups, values):
@@ -159,3 +170,10 @@ class CosineAnnealingLR(LRScheduler):
     def _get_closed_form_lr(self):
         return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for base in self.base_lrs]
+
+
+# the other schedulers live beside this file, one module per family; they subclass LRScheduler above
+from ._sched_factor import (ConstantLR, ExponentialLR, LinearLR, MultiplicativeLR,  # noqa: E402
+                            MultiStepLR, PolynomialLR)
+from ._sched_cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR  # noqa: E402
+from ._sched_compose import ChainedScheduler, ReduceLROnPlateau, SequentialLR  # noqa: E402
