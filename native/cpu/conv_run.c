@@ -178,6 +178,36 @@ static int64_t band_rows(const job *J, lm_conv_kind kind) {
 
 static size_t up(size_t n) { return (n + 63) & ~(size_t)63; }
 
+int lm_conv_threads(int nt, void (*part)(int t, int n, void *ctx), void *ctx) {
+    int used = 1;
+#ifdef _OPENMP
+    if (nt > 1) {
+        int token = lm_gemm_serial_begin();
+        #pragma omp parallel num_threads(nt)
+        {
+            int t = omp_get_thread_num(), n = omp_get_num_threads();
+            if (t == 0) used = n;
+            part(t, n, ctx);
+        }
+        lm_gemm_serial_end(token);
+        return used;
+    }
+#endif
+    part(0, 1, ctx);
+    return used;
+}
+
+/* thread t's slice of the batch, with its scratch */
+typedef struct { const job *J; char *base; size_t per, col, tmp, buf; char *out; } run_ctx;
+
+static void run_part(int t, int n, void *ctx) {
+    const run_ctx *R = ctx;
+    const job *J = R->J;
+    char *m = R->base + R->per * (size_t)t;
+    scratch S = {m, m + R->col, m + R->col + R->tmp, t == 0 && !J->last ? R->out : m + R->col + R->tmp + R->buf};
+    slice(J, &S, J->G->N * t / n, J->G->N * (t + 1) / n);
+}
+
 int lm_conv_run(lm_conv_kind kind, const lm_conv_geom *G, int dt, const char *a, const char *b, const char *bias,
                 int64_t bias_stride, char *out) {
     int64_t item = (int64_t)lm_itemsize(dt);
@@ -211,28 +241,9 @@ int lm_conv_run(lm_conv_kind kind, const lm_conv_geom *G, int dt, const char *a,
         permute_weight(G, item, b, wlast, true);
         J.b = wlast;
     }
-    int used = 1;
     void *gil = nt > 1 || lm_should_parallelize(G->N * G->L * G->K * G->O / 16) ? lm_gil_release() : NULL;
-#define RUN_SLICE(t, n)                                                                                           \
-    do {                                                                                                          \
-        char *m = base + per * (size_t)(t);                                                                       \
-        scratch S = {m, m + col, m + col + tmp, (t) == 0 && !J.last ? out : m + col + tmp + buf};                 \
-        slice(&J, &S, G->N * (t) / (n), G->N * ((t) + 1) / (n));                                                  \
-    } while (0)
-#ifdef _OPENMP
-    if (nt > 1) {
-        int token = lm_gemm_serial_begin();
-        #pragma omp parallel num_threads(nt)
-        {
-            int t = omp_get_thread_num(), n = omp_get_num_threads();
-            if (t == 0) used = n;
-            RUN_SLICE(t, n);
-        }
-        lm_gemm_serial_end(token);
-    } else
-#endif
-        RUN_SLICE(0, 1);
-#undef RUN_SLICE
+    run_ctx R = {&J, base, per, col, tmp, buf, out};
+    int used = lm_conv_threads(nt, run_part, &R);
     lm_gil_reacquire(gil);
     if (kind == LM_CONV_BACKWARD_WEIGHT) {   /* the threads' partial sums, in a fixed order */
         char *sum = J.last ? base + col + tmp + buf : out;

@@ -13,4 +13,8 @@ typedef enum { LM_CONV_FORWARD, LM_CONV_BACKWARD_INPUT, LM_CONV_BACKWARD_WEIGHT 
 int lm_conv_run(lm_conv_kind kind, const lm_conv_geom *G, int dt, const char *a, const char *b, const char *bias,
                 int64_t bias_stride, char *out);
 
+/* part(t, n, ctx) for t = 0..n-1 on nt OpenMP threads (n = 1 without OpenMP or for nt < 2), each
+ * thread's GEMMs on itself; returns n, the threads that ran */
+int lm_conv_threads(int nt, void (*part)(int t, int n, void *ctx), void *ctx);
+
 #endif

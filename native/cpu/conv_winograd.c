@@ -13,9 +13,6 @@
  * the OpenMP threads, each running its own single-threaded GEMMs. */
 #include <stdint.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "conv_winograd.h"
 #include "gemm.h"
 #include "iter.h"
@@ -290,6 +287,16 @@ static void tile_range(const job *J, float *scratch, float *acc, int64_t lo, int
     }
 }
 
+/* thread t's share of the tiles, with its scratch (and its sums for backward-weight) */
+typedef struct { const job *J; char *base; size_t per, acc; } run_ctx;
+
+static void run_part(int t, int n, void *ctx) {
+    const run_ctx *R = ctx;
+    char *m = R->base + (R->per + R->acc) * (size_t)t;
+    int64_t tiles = R->J->W.tiles;
+    tile_range(R->J, (float *)m, R->acc ? (float *)(m + R->per) : NULL, tiles * t / n, tiles * (t + 1) / n);
+}
+
 bool lm_winograd_applies(lm_conv_kind kind, const lm_conv_geom *G, int dt) {
     bool transposed = kind == LM_CONV_BACKWARD_INPUT;   /* tiles over the input plane, padded 2 - p */
     return dt == LM_FLOAT32 && G->kh == 3 && G->kw == 3 && G->sh == 1 && G->sw == 1 && G->dh == 1 && G->dw == 1 &&
@@ -337,26 +344,9 @@ int lm_winograd_run(lm_conv_kind kind, const lm_conv_geom *G, const float *a, co
         weight_tf(W, b, kind == LM_CONV_BACKWARD_INPUT, (float *)(base + (per + acc) * (size_t)nt));
         J.U = (const float *)(base + (per + acc) * (size_t)nt);
     }
-    int used = 1;
     void *gil = lm_should_parallelize(W->tiles * W->Cgo * W->Cgi * W->g / 4) ? lm_gil_release() : NULL;
-#define RANGE(t, n)                                                                                               \
-    tile_range(&J, (float *)(base + (per + acc) * (size_t)(t)), acc ? (float *)(base + (per + acc) * (size_t)(t) + per) \
-                                                                    : NULL,                                       \
-               W->tiles * (t) / (n), W->tiles * ((t) + 1) / (n))
-#ifdef _OPENMP
-    if (nt > 1) {
-        int token = lm_gemm_serial_begin();
-        #pragma omp parallel num_threads(nt)
-        {
-            int t = omp_get_thread_num(), n = omp_get_num_threads();
-            if (t == 0) used = n;
-            RANGE(t, n);
-        }
-        lm_gemm_serial_end(token);
-    } else
-#endif
-        RANGE(0, 1);
-#undef RANGE
+    run_ctx R = {&J, base, per, acc};
+    int used = lm_conv_threads(nt, run_part, &R);
     lm_gil_reacquire(gil);
     if (kind == LM_CONV_BACKWARD_WEIGHT) {   /* the threads' sums in a fixed order, then back from the domain */
         float *sum = (float *)(base + per);
