@@ -94,22 +94,11 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        if elementwise_affine:
-            self.weight = empty_param(self.normalized_shape, dtype, device)
-            if bias:
-                self.bias = empty_param(self.normalized_shape, dtype, device)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_params(self, self.normalized_shape, elementwise_affine, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -117,6 +106,20 @@ class LayerNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
                 f"bias={self.bias is not None}")
+
+
+def _affine_params(m, shape, affine, bias, dtype, device):
+    """weight and bias of `shape` (bias only when asked), or both registered as None"""
+    m.register_parameter("weight", empty_param(shape, dtype, device) if affine else None)
+    m.register_parameter("bias", empty_param(shape, dtype, device) if affine and bias else None)
+
+
+def _reset_affine(m):
+    """PyTorch's start for a norm's affine parameters: weight 1, bias 0"""
+    if m.weight is not None:
+        init.ones_(m.weight)
+    if m.bias is not None:
+        init.zeros_(m.bias)
 
 
 class GroupNorm(Module):
@@ -127,22 +130,11 @@ class GroupNorm(Module):
         if num_groups <= 0 or num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
-        if affine:
-            self.weight = empty_param((num_channels,), dtype, device)
-            if bias:
-                self.bias = empty_param((num_channels,), dtype, device)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_params(self, (num_channels,), affine, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
