@@ -2,6 +2,7 @@
  * flat h * W + w as PyTorch), average, adaptive average, and their backward
  * scatters. Planes are independent, so the loops split over planes. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "loom.h"
@@ -345,4 +346,62 @@ lm_tensor *lm_cpu_adaptive_avg_pool2d_backward(lm_tensor *grad_output, lm_tensor
     adaptive(&G, dx->dtype, lm_bytes(g), lm_bytes(dx), true);
     lm_release(g);
     return dx;
+}
+
+/* adaptive max: the maximum (the last NaN if any, the first of ties, as PyTorch) over the window
+ * [floor(o*H/OH), ceil((o+1)*H/OH)) x [floor(o*W/OW), ceil((o+1)*W/OW)) and its flat position h * W + w;
+ * the backward is max_pool2d_backward, which scatters through these indices */
+int lm_cpu_adaptive_max_pool2d(lm_tensor *self, const int64_t *output_size, int64_t output_size_len, lm_tensor **out) {
+    pgeom G;
+    int64_t os[2];
+    if (self->ndim != 3 && self->ndim != 4)
+        return lm_set_error(LM_ERR_VALUE, "expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got %d-D", self->ndim);
+    if (pair("output_size", output_size, output_size_len, NULL, os, 0)) return -1;
+    int64_t H = self->shape[self->ndim - 2], W = self->shape[self->ndim - 1];
+    if (os[0] < 1 || os[1] < 1 || H < 1 || W < 1) {
+        char shp[128] = "[";
+        for (int i = 0; i < self->ndim; i++)
+            snprintf(shp + strlen(shp), sizeof shp - strlen(shp), "%s%lld", i ? ", " : "", (long long)self->shape[i]);
+        return lm_set_error(LM_ERR_VALUE, "expected non-empty input planes and a positive output_size, got input %s] "
+                            "and output_size [%lld, %lld]", shp, (long long)os[0], (long long)os[1]);
+    }
+    if (planes_of(self, &G)) return -1;
+    G.OH = os[0];
+    G.OW = os[1];
+    lm_tensor *x = lm_contiguous(self), *vals = pooled(self, &G, self->dtype), *idx = pooled(self, &G, LM_INT64);
+    if (!x || !vals || !idx) { lm_release(x); lm_release(vals); lm_release(idx); return -1; }
+    const pgeom g = G;
+    bool par = lm_should_parallelize(g.planes * (g.H * g.W + g.OH * g.OW));
+    void *gil = par ? lm_gil_release() : NULL;
+    LM_DISPATCH(self->dtype, T, ,
+        const T *xp = (const T *)lm_bytes(x);
+        T *vp = (T *)lm_bytes(vals);
+        int64_t *ip = (int64_t *)lm_bytes(idx);
+        _Pragma("omp parallel for if (par)")
+        for (int64_t pl = 0; pl < g.planes; pl++) {
+            const T *plane = xp + pl * g.H * g.W;
+            for (int64_t oh = 0; oh < g.OH; oh++) {
+                const int64_t h0 = oh * g.H / g.OH, h1 = ((oh + 1) * g.H + g.OH - 1) / g.OH;
+                for (int64_t ow = 0; ow < g.OW; ow++) {
+                    const int64_t w0 = ow * g.W / g.OW, w1 = ((ow + 1) * g.W + g.OW - 1) / g.OW;
+                    int64_t b = h0 * g.W + w0;
+                    T m = plane[b];
+                    for (int64_t h = h0; h < h1; h++)
+                        for (int64_t w = w0; w < w1; w++) {
+                            const int64_t pos = h * g.W + w;
+                            const T v = plane[pos];
+                            const bool take = (v > m) | (v != v);
+                            m = take ? v : m;
+                            b = take ? pos : b;
+                        }
+                    vp[(pl * g.OH + oh) * g.OW + ow] = m;
+                    ip[(pl * g.OH + oh) * g.OW + ow] = b;
+                }
+            }
+        })
+    lm_gil_reacquire(gil);
+    lm_release(x);
+    out[0] = vals;
+    out[1] = idx;
+    return 0;
 }

@@ -181,6 +181,11 @@ def pool_pick(grad, indices):
     return grad.flatten(-2).gather(-1, indices.flatten(-2)).reshape(indices.shape)
 
 
+def negated(ints):
+    """The int or list of ints with each sign flipped: roll's backward rolls back."""
+    return -ints if isinstance(ints, int) else [-i for i in ints]
+
+
 def gelu_tanh_backward(grad, self):
     k = 0.7978845608028654
     inner = k * (self + 0.044715 * self * self * self)
