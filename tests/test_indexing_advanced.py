@@ -277,3 +277,13 @@ def test_second_order_through_gather_and_index():
     idx = loom.tensor([[1, 1], [0, 3], [2, 2]])
     assert loom.autograd.gradgradcheck(lambda t: (t.gather(1, idx) ** 2), (x,))
     assert loom.autograd.gradgradcheck(lambda t: t[[0, 0, 2]] ** 2, (x,))
+
+
+@pytest.mark.parametrize("alpha", [True, False, 1, 2, 0])
+def test_index_add_of_bool_is_or_as_in_pytorch(alpha):
+    """PyTorch's index_add serves bool: adding is or, repeats accumulate, a zero alpha adds nothing."""
+    torch = pytest.importorskip("torch")
+    self, index, source = [[False, True, False], [True, False, False]], [2, 0, 2], [[True, False, True]] * 2
+    got = loom.tensor(self).index_add(1, loom.tensor(index), loom.tensor(source), alpha=alpha)
+    want = torch.tensor(self).index_add(1, torch.tensor(index), torch.tensor(source), alpha=alpha)
+    assert got.dtype == loom.bool and got.tolist() == want.tolist()

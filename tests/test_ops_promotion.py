@@ -236,3 +236,25 @@ def test_pointwise_result_dtypes_match_pytorch():
             if got != want:
                 bad.append((op.name, dts, got, want))
     assert not bad, bad
+
+
+@pytest.mark.parametrize("kinds", [("dim", "scalar"), ("scalar", "dim"), ("scalar", "scalar"), ("0d", "scalar")],
+                         ids="-".join)
+def test_where_with_python_numbers_matches_pytorch(kinds):
+    """where(cond, tensor, number), where(cond, number, tensor) and where(cond, number, number): PyTorch's
+    Scalar overloads, where a number takes part in promotion weakly (and two numbers give its default dtype)."""
+    torch = pytest.importorskip("torch")
+    cond = [True, False, True]
+    for dts in itertools.product(*[_dtype_choices(k) for k in kinds]):
+        largs, targs = [loom.tensor(cond)], [torch.tensor(cond)]
+        for kind, dt in zip(kinds, dts):
+            if kind == "scalar":
+                largs.append(SCALARS[dt])
+                targs.append(SCALARS[dt])
+            else:
+                arr = np.array([2, 0, 1] if kind == "dim" else 1).astype(dt)
+                largs.append(loom.tensor(arr))
+                targs.append(torch.from_numpy(arr))
+        got, want = loom.where(*largs), torch.where(*targs)
+        assert got.dtype.name == str(want.dtype).removeprefix("torch."), (kinds, dts)
+        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=f"{kinds} {dts}")

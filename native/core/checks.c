@@ -72,6 +72,14 @@ int lm_check_sub_bool(lm_tensor *self, lm_tensor *other) {
     return 0;
 }
 
+/* A Python number operand (a wrapped 0-d tensor) that an op writes as it is,
+ * as where does, must fit the result dtype; a real tensor operand is cast. */
+int lm_check_wrapped_fits(int dtype, lm_tensor *t) {
+    if (!(t->flags & LM_FLAG_WRAPPED_NUMBER)) return 0;
+    lm_scalar v;
+    return lm_item(t, &v) || lm_check_scalar_fits(v, dtype);
+}
+
 /* PyTorch's rule for a Python number written into a tensor of `dtype`:
  * anything goes into bool; an int fits a float, and an integer dtype within
  * its range, where unsigned ones also take negatives down to -max (two's

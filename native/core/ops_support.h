@@ -62,6 +62,7 @@ int lm_check_divisor(int compute, lm_tensor *dividend, lm_tensor *divisor);   /*
 int lm_check_int_pow(lm_tensor *self, lm_tensor *exponent);   /* integer tensor ** negative Python int */
 int lm_check_alpha(int compute, lm_scalar alpha);              /* add/sub: alpha's kind fits the dtype */
 int lm_check_sub_bool(lm_tensor *self, lm_tensor *other);      /* sub: no bool operand */
+int lm_check_wrapped_fits(int dtype, lm_tensor *t);            /* a Python number operand fits dtype */
 
 /* Generic out=/in-place for ops without a native out path: check, cast, copy. */
 int lm_write_result(const char *name, lm_tensor *out, lm_tensor *result);
