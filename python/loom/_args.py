@@ -104,12 +104,11 @@ def _composite_tensor_arg(x, op, name):
 def _tensor_list(xs, op, name):
     if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)):
         _type_error(op, name, "a tuple or list of Tensors", xs)
-    hs = []
-    for i, x in enumerate(xs):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{op}(): expected Tensor as element {i} in argument '{name}', "
-                            f"but got {type(x).__name__}")
-        hs.append(x._h)
+    hs = [x._h for x in xs if isinstance(x, Tensor)]
+    if len(hs) != len(xs):
+        i, x = next((i, x) for i, x in enumerate(xs) if not isinstance(x, Tensor))
+        raise TypeError(f"{op}(): expected Tensor as element {i} in argument '{name}', "
+                        f"but got {type(x).__name__}")
     return ffi.new("lm_tensor *[]", hs), len(hs)
 
 
