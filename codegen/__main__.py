@@ -16,8 +16,8 @@ from .errors import SpecError
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m codegen")
-    ap.add_argument("--ops", default=str(emit.ROOT / "ops.yaml"))
-    ap.add_argument("--derivatives", default=None, help="default: derivatives.yaml beside --ops")
+    ap.add_argument("--ops", default=str(emit.ROOT / "ops"), help="the ops folder (one YAML file per family) or a file")
+    ap.add_argument("--derivatives", default=None, help="default: derivatives/ (or derivatives.yaml) beside --ops")
     ap.add_argument("--native", default=str(emit.ROOT / "native"))
     ap.add_argument("--out", help="directory for the generated files")
     ap.add_argument("--depfile")
@@ -29,7 +29,8 @@ def main(argv=None):
     if args.list_outputs:
         print("\n".join(emit.OUTPUTS))
         return 0
-    derivs_path = args.derivatives or str(Path(args.ops).with_name("derivatives.yaml"))
+    ops = Path(args.ops)
+    derivs_path = args.derivatives or str(ops.with_name("derivatives" if ops.is_dir() else "derivatives.yaml"))
     try:
         m = model.load(args.ops, args.native)
         d = derivatives.load(derivs_path, m)

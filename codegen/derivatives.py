@@ -1,4 +1,4 @@
-"""derivatives.yaml: one entry per differentiable op, one formula per input.
+"""derivatives/*.yaml: one entry per differentiable op, one formula per input.
 
 Formulas are Python expressions over loom ops, checked here at build time: the
 op exists, every name is an argument, `grad`/`grads`/`result` (or a named
@@ -38,6 +38,7 @@ class Derivative:
     line: int
     forward: object = None   # the `result:` formula (forward mode), or None: derived from backward
     not_implemented: tuple = ()   # inputs it cannot differentiate: refused when they require grad
+    file: str = "derivatives.yaml"   # the declaring file, as errors name it
 
     @property
     def saved(self):
@@ -93,35 +94,32 @@ def _called_args(expr, args):
 
 def load(path, ops_model):
     path = Path(path)
-    data = yamlload.load(path)
-    if not isinstance(data, list):
-        raise SpecError(path.name, 1, "derivatives.yaml must be a list of entries")
     op_names = {op.name for op in ops_model.ops}
     known = {op.schema.full_name: op for op in ops_model.ops}
     out, seen = [], {}
-    for entry in data:
+    for entry, shown in yamlload.load_entries(path, "derivative entries"):
         line = getattr(entry, "line", 1)
 
-        def err(msg, key=None, _e=entry, _l=line):
-            raise SpecError(path.name, getattr(_e, "key_lines", {}).get(key, _l) if key else _l, msg)
+        def err(msg, key=None, _e=entry, _l=line, _f=shown):
+            raise SpecError(_f, getattr(_e, "key_lines", {}).get(key, _l) if key else _l, msg)
 
         if not isinstance(entry, dict) or "name" not in entry:
-            err("each entry needs a 'name' (the op's ops.yaml signature)")
+            err("each entry needs a 'name' (the op's signature in ops/)")
         try:
             schema = Schema.parse(str(entry["name"]))
         except SchemaError as e:
             err(f"bad signature: {e}", "name")
         op = known.get(schema.full_name)
         if op is None:
-            err(f"no op '{schema.full_name}' in ops.yaml{did_you_mean(schema.full_name, known)}", "name")
+            err(f"no op '{schema.full_name}' in ops/{did_you_mean(schema.full_name, known)}", "name")
         if schema != op.schema:
-            err(f"signature does not match ops.yaml's for {schema.full_name}: "
+            err(f"signature does not match the one in ops/ for {schema.full_name}: "
                 f"expected '{op.schema.full_name}(...)' with the same arguments", "name")
         if op.kind == "composite":
             err(f"{op.schema.full_name} is composite: it is differentiated through its parts and takes no entry")
         if schema.full_name in seen:
-            err(f"duplicate entry for {schema.full_name} (first on line {seen[schema.full_name]})")
-        seen[schema.full_name] = line
+            err(f"duplicate entry for {schema.full_name} (first at {seen[schema.full_name]})")
+        seen[schema.full_name] = f"{shown}:{line}"
         tensor_args = [a.name for a in op.schema.args if a.type.base == "Tensor"]
         arg_names = {a.name for a in op.schema.args}
         result_names = ["result"] if len(op.schema.returns) == 1 else [r.name for r in op.schema.returns]
@@ -182,12 +180,12 @@ def load(path, ops_model):
                 err(f"no formula for input '{missing[0]}' of {schema.full_name} "
                     f"(write '{missing[0]}: non_differentiable' or a formula)")
         out.append(Derivative(op, tuple(formulas), bool(nd), tuple(bool(x) for x in od), line, forward,
-                              tuple(not_implemented)))
+                              tuple(not_implemented), shown))
     by_op = {d.op.schema.full_name: d for d in out}
     for op in ops_model.ops:
         if needs_entry(op) and op.schema.full_name not in by_op:
-            raise SpecError(path.name, 1, f"ops.yaml:{op.line}: {op.schema.full_name} is differentiable but has "
-                                          f"no entry here (add formulas, or 'non_differentiable: true')")
+            raise SpecError(op.file, op.line, f"{op.schema.full_name} is differentiable but has no entry in "
+                                              f"{path.name} (add formulas, or 'non_differentiable: true')")
     return tuple(out)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from . import pygen
 from .model import DTYPES
 
-HEADER = ("<!-- generated from ops.yaml and derivatives.yaml by codegen — do not edit; "
+HEADER = ("<!-- generated from ops/ and derivatives/ by codegen — do not edit; "
           "regenerate with: python -m codegen --docs docs/ops.md -->\n")
 SECTION = re.compile(r"^# -{8,}\s*(.+?)\s*$")
 
@@ -32,12 +32,15 @@ def schema_text(op):
     return f"{op.schema.full_name}({', '.join(parts)}) -> {ret}"
 
 
-def _sections(ops, ops_text):
-    """[(section title, [ops])] in ops.yaml order, from its `# ----- title` comment lines."""
-    marks = [(i + 1, m.group(1)) for i, line in enumerate(ops_text.splitlines()) if (m := SECTION.match(line))]
+def _sections(ops, root):
+    """[(section title, [ops])] in declaration order, from each file's `# ----- title` comment lines."""
+    marks = {}
+    for f in dict.fromkeys(op.file for op in ops):
+        text = (Path(root) / f).read_text()
+        marks[f] = [(i + 1, m.group(1)) for i, line in enumerate(text.splitlines()) if (m := SECTION.match(line))]
     out = []
     for op in ops:
-        title = next((t for ln, t in reversed(marks) if ln < op.line), "operators")
+        title = next((t for ln, t in reversed(marks[op.file]) if ln < op.line), Path(op.file).stem)
         if not out or out[-1][0] != title:
             out.append((title, []))
         out[-1][1].append(op)
@@ -85,13 +88,13 @@ def _autograd(op, d):
     return "<br>".join(rows)
 
 
-def render(model, derivs, ops_text):
+def render(model, derivs, root):
     by = {d.op.schema.full_name: d for d in derivs}
-    sections = _sections(list(model.ops), ops_text)
+    sections = _sections(list(model.ops), root)
     n_diff = sum(1 for d in derivs if d.formulas)
     lines = [HEADER, "# loom operator reference\n",
-             f"{len(model.ops)} operators declared in `ops.yaml`, {n_diff} with derivative formulas in "
-             "`derivatives.yaml`. Each entry gives the schema (PyTorch's signature grammar), what Python sees, "
+             f"{len(model.ops)} operators declared in `ops/`, {n_diff} with derivative formulas in "
+             "`derivatives/`. Each entry gives the schema (PyTorch's signature grammar), what Python sees, "
              "the dtypes it serves, where its kernel is, and its gradient. `python -m codegen --explain NAME` "
              "shows the generated C and tests of one op.\n"]
     lines.append("## Sections\n")
@@ -127,5 +130,5 @@ def write(model, derivs, ops_path, out):
     from .emit import write_if_changed
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_if_changed(out, render(model, derivs, Path(ops_path).read_text()))
+    write_if_changed(out, render(model, derivs, Path(ops_path).parent))
     return out

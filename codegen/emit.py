@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import jinja2
 
-from . import agen, cgen, derivatives, pygen
+from . import agen, cgen, derivatives, pygen, yamlload
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -174,7 +174,9 @@ def write_if_changed(path, text):
 def inputs(native, ops_path, derivs_path):
     """Everything whose change must rerun the generator (for the depfile)."""
     native = Path(native)
-    deps = [Path(ops_path), Path(derivs_path), native / "core/loom.h"]
+    # the folders too: a new family file changes their mtime
+    deps = [Path(p) for p in (ops_path, derivs_path) if Path(p).is_dir()]
+    deps += [p for p, _ in yamlload.sources(ops_path) + yamlload.sources(derivs_path)] + [native / "core/loom.h"]
     deps += sorted(Path(__file__).resolve().parent.glob("*.py")) + sorted(TEMPLATES.glob("*.j2"))
     deps += sorted((native / "kernels").glob("*/*.h")) + sorted(native.glob("cpu/*.c"))
     from .derivatives import _FORMULAS   # helper names are read from it

@@ -10,13 +10,13 @@ def explain(model, derivs, name, native):
     ops = [o for o in model.ops if o.name == name or o.schema.full_name == name]
     if not ops:
         names = {o.name for o in model.ops}
-        return f"no op '{name}' in ops.yaml{did_you_mean(name, names)}"
+        return f"no op '{name}' in ops/{did_you_mean(name, names)}"
     by = {d.op.schema.full_name: d for d in derivs}
     out = []
     for op in ops:
         s = op.schema
         out.append(f"{s.full_name}{pygen._sig_text(op)} -> {', '.join(str(r.type) for r in s.returns)}")
-        out.append(f"  ops.yaml line {op.line}; kind: {op.kind}")
+        out.append(f"  {op.file} line {op.line}; kind: {op.kind}")
         py = [f"loom.{op.name}(...)"] if "function" in op.variants else []
         py += [f"Tensor.{op.name}(...)"] if "method" in op.variants else []
         py += [f"Tensor.{op.name}_(...)"] if "inplace" in op.variants else []
@@ -46,7 +46,7 @@ def explain(model, derivs, name, native):
             saves = [f"{n} (shape/dtype only)" if n in d.saved_meta else n for n in d.saved]
             out.append(f"  autograd: node {agen.node_name(d)}, saves {', '.join(saves) or 'nothing'}")
             for f in d.formulas:
-                out.append(f"    d/d{', '.join(f.inputs)}: {f.expr}   (derivatives.yaml line {f.line})")
+                out.append(f"    d/d{', '.join(f.inputs)}: {f.expr}   ({d.file} line {f.line})")
             for n in d.not_implemented:
                 out.append(f"    d/d{n}: not implemented (a call where it requires grad is refused)")
             out.append(f"    forward mode: {d.forward.expr if d.forward else 'derived from the backward formulas'}")

@@ -46,6 +46,7 @@ class Op:
     test: dict = field(default_factory=dict, hash=False, compare=False)
     index_args: tuple = ()   # Tensor args holding int64/uint8 positions (class targets): exempt from dtypes
     check: bool = False      # the pointwise header defines LM_PW_<kernel>_CHECK, run before the loop
+    file: str = "ops.yaml"   # the declaring file, as errors name it (ops/pointwise.yaml)
 
     @property
     def name(self):
@@ -279,38 +280,36 @@ def parse_op(entry, path, kernels):
         err("'index_args' is for hand-written kernels (kernel: NAME)", "index_args")
     op = Op(schema, kind, kernel.strip() if kind != "composite" else str(kernel), variants, dtypes,
             doc.strip(), line, promote, reduce, mean, tuple(operators), dict(test), tuple(index_args),
-            kind == "pointwise" and kernel.strip() in kernels.checked)
+            kind == "pointwise" and kernel.strip() in kernels.checked, path)
     _check_kind(op, err)
     _check_variants(op, err)
     return op
 
 
-def _check_model(ops, path):
+def _check_model(ops):
     seen, cnames, dunders = {}, {}, {}
     names = {o.name for o in ops}
     for op in ops:
         full = op.schema.full_name
         if full in seen:
-            raise SpecError(path, op.line, f"duplicate op '{full}' (first declared on line {seen[full]})")
-        seen[full] = op.line
+            raise SpecError(op.file, op.line, f"duplicate op '{full}' (first declared at {seen[full]})")
+        seen[full] = f"{op.file}:{op.line}"
         if op.cname in cnames:
-            raise SpecError(path, op.line, f"'{full}' collides with another op's C name '{op.cname}'")
+            raise SpecError(op.file, op.line, f"'{full}' collides with another op's C name '{op.cname}'")
         cnames[op.cname] = op.line
         if "inplace" in op.variants and op.name + "_" in names:
-            raise SpecError(path, op.line, f"inplace variant '{op.name}_' is also declared as its own op")
+            raise SpecError(op.file, op.line, f"inplace variant '{op.name}_' is also declared as its own op")
         for d in op.operators:
             if d in dunders:
-                raise SpecError(path, op.line, f"operator {d} is already bound on line {dunders[d]}")
-            dunders[d] = op.line
+                raise SpecError(op.file, op.line, f"operator {d} is already bound at {dunders[d]}")
+            dunders[d] = f"{op.file}:{op.line}"
 
 
 def load(ops_path, native_dir=None):
+    """The model of an ops folder (ops/*.yaml, one file per family) or of one file."""
     ops_path = Path(ops_path)
     native_dir = Path(native_dir) if native_dir else ops_path.parent / "native"
-    data = yamlload.load(ops_path)
-    if not isinstance(data, list):
-        raise SpecError(ops_path, 1, "ops.yaml must be a list of op entries")
     kernels = _Kernels(native_dir)
-    ops = tuple(parse_op(e, ops_path.name, kernels) for e in data)
-    _check_model(ops, ops_path.name)
+    ops = tuple(parse_op(e, shown, kernels) for e, shown in yamlload.load_entries(ops_path, "op entries"))
+    _check_model(ops)
     return OpModel(ops, str(ops_path))

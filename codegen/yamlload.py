@@ -1,4 +1,6 @@
 """A YAML loader that remembers the line of every mapping and string."""
+from pathlib import Path
+
 import yaml
 
 from .errors import SpecError
@@ -42,15 +44,38 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping
 _Loader.add_constructor("tag:yaml.org,2002:str", _string)
 
 
-def load(path):
+def load(path, shown=None):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     loader = _Loader(text)
-    loader.name = str(path)
+    loader.name = shown or str(path)
     try:
         return loader.get_single_data()
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
-        raise SpecError(path, mark.line + 1 if mark else 1, f"invalid YAML: {e.problem or e}") from None
+        raise SpecError(shown or path, mark.line + 1 if mark else 1, f"invalid YAML: {e.problem or e}") from None
     finally:
         loader.dispose()
+
+
+def sources(path):
+    """The YAML files of a declaration folder (ops/, derivatives/: one file per
+    family, in name order) or a single file, each with the name errors show
+    (`ops/pointwise.yaml`)."""
+    path = Path(path)
+    if path.is_dir():
+        return [(p, f"{path.name}/{p.name}") for p in sorted(path.glob("*.yaml"))]
+    return [(path, path.name)]
+
+
+def load_entries(path, what):
+    """[(entry, shown file name)] over every file of `path`; each file is a list of entries."""
+    out = []
+    for p, shown in sources(path):
+        data = load(p, shown)
+        if data is None:
+            continue
+        if not isinstance(data, list):
+            raise SpecError(shown, 1, f"{shown} must be a list of {what}")
+        out.extend((e, shown) for e in data)
+    return out

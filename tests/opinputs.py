@@ -6,7 +6,7 @@ from codegen.model import load
 
 from conftest import ROOT
 
-MODEL = load(ROOT / "ops.yaml", ROOT / "native")
+MODEL = load(ROOT / "ops", ROOT / "native")
 LAYOUTS = ("contiguous", "transposed", "broadcast", "zerodim", "empty")
 TOL = {"float32": dict(rtol=2e-5, atol=1e-5), "float64": dict(rtol=1e-10, atol=1e-12)}
 

@@ -1,4 +1,4 @@
-"""Every op with formulas in derivatives.yaml: gradcheck (and gradgradcheck for
+"""Every op with formulas in derivatives/: gradcheck (and gradgradcheck for
 smooth ops) in float64 over contiguous, transposed and broadcast inputs. The
 cases come from the op and derivative models."""
 import numpy as np
@@ -11,7 +11,7 @@ from opinputs import MODEL, make_inputs
 
 # ops whose test hint says they cannot take generated inputs (a backward helper
 # that needs the forward's indices) are covered through their forward op's tests
-DERIVS = [d for d in derivatives.load(ROOT / "derivatives.yaml", MODEL)
+DERIVS = [d for d in derivatives.load(ROOT / "derivatives", MODEL)
           if d.formulas and not d.op.mutating and not d.op.test.get("skip")]
 # kinks and ties: first derivatives only, and not at the kink
 NONSMOOTH = {"abs", "relu", "clamp", "amax", "amin", "max", "min", "maximum", "minimum", "sign", "floor",

@@ -1,4 +1,5 @@
-"""The generator: malformed YAML fails with `ops.yaml:LINE: message`, output is deterministic."""
+"""The generator: malformed YAML fails with `ops/FAMILY.yaml:LINE: message`, output is deterministic."""
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -21,7 +22,7 @@ BAD = [
     ("misspelled key", GOOD + "  varients: function\n", 4, r"unknown key 'varients' \(did you mean 'variants'\?\)"),
     ("bad type", "- func: neg(Tensr self) -> Tensor\n  pointwise: neg\n", 1, r"unknown type 'Tensr'"),
     ("unparseable func", "- func: neg Tensor self -> Tensor\n  pointwise: neg\n", 1, r"expected 'name\[.overload\]"),
-    ("duplicate overload", GOOD + GOOD, 4, r"duplicate op 'neg' \(first declared on line 1\)"),
+    ("duplicate overload", GOOD + GOOD, 4, r"duplicate op 'neg' \(first declared at ops\.yaml:1\)"),
     ("unknown pointwise kernel", "- func: neg(Tensor self) -> Tensor\n  pointwise: negg\n", 2,
      r"unknown pointwise kernel 'negg' \(did you mean 'neg'\?\)"),
     ("unknown reduction kernel", "- func: total(Tensor self) -> Tensor\n  reduction: summ\n", 2,
@@ -85,7 +86,7 @@ def test_check_passes_on_the_real_yaml():
 
 
 def test_generation_is_deterministic():
-    m = model.load(ROOT / "ops.yaml", ROOT / "native")
+    m = model.load(ROOT / "ops", ROOT / "native")
     first, second = emit.render(m, ROOT / "native"), emit.render(m, ROOT / "native")
     assert first == second
     assert set(first) == set(emit.OUTPUTS) - {emit.FFI_OUTPUT} - set(emit.FFI_OP_OUTPUTS)
@@ -93,11 +94,11 @@ def test_generation_is_deterministic():
 
 
 def test_generated_files_carry_a_header(tmp_path):
-    m = model.load(ROOT / "ops.yaml", ROOT / "native")
-    d = derivatives.load(ROOT / "derivatives.yaml", m)
+    m = model.load(ROOT / "ops", ROOT / "native")
+    d = derivatives.load(ROOT / "derivatives", m)
     for name, text in emit.render(m, ROOT / "native", d).items():
         first = text.splitlines()[0]
-        assert "generated from ops.yaml" in first and "by codegen — do not edit" in first, name
+        assert "generated from ops" in first and "by codegen — do not edit" in first, name
 
 
 def test_write_if_changed_keeps_mtime(tmp_path):
@@ -109,7 +110,7 @@ def test_write_if_changed_keeps_mtime(tmp_path):
 
 
 def test_every_kernel_op_declares_its_kernel_prototype():
-    m = model.load(ROOT / "ops.yaml", ROOT / "native")
+    m = model.load(ROOT / "ops", ROOT / "native")
     header = emit.render(m, ROOT / "native")["loom_ops.h"]
     for op in m.ops:
         if op.kind == "kernel":
@@ -128,9 +129,9 @@ def test_schema_grammar_round_trip():
 
 D_GOOD = "- name: neg(Tensor self) -> Tensor\n  self: -grad\n"
 D_BAD = [
-    ("unknown op", "- name: negate(Tensor self) -> Tensor\n  self: -grad\n", 1, r"no op 'negate' in ops.yaml"),
+    ("unknown op", "- name: negate(Tensor self) -> Tensor\n  self: -grad\n", 1, r"no op 'negate' in ops/"),
     ("signature mismatch", "- name: neg(Tensor self, int k) -> Tensor\n  self: -grad\n", 1,
-     r"signature does not match ops.yaml's for neg"),
+     r"signature does not match the one in ops/ for neg"),
     ("unknown argument in formula", "- name: neg(Tensor self) -> Tensor\n  self: -grad * other\n", 2,
      r"formula for 'self' names 'other', which is not an argument of neg"),
     ("misspelled helper", "- name: sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)"
@@ -153,7 +154,7 @@ D_BAD = [
 
 @pytest.mark.parametrize("name,text,line,pattern", D_BAD, ids=[b[0] for b in D_BAD])
 def test_malformed_derivatives(tmp_path, name, text, line, pattern):
-    m = model.load(ROOT / "ops.yaml", ROOT / "native")
+    m = model.load(ROOT / "ops", ROOT / "native")
     path = tmp_path / "derivatives.yaml"
     path.write_text(text)
     with pytest.raises(SpecError) as err:
@@ -164,7 +165,7 @@ def test_malformed_derivatives(tmp_path, name, text, line, pattern):
 
 def _load_partial(path, m):
     """Load one entry as if the rest of the real file were there (so only the entry's own errors show)."""
-    real = (ROOT / "derivatives.yaml").read_text()
+    real = "\n".join(p.read_text() for p in sorted((ROOT / "derivatives").glob("*.yaml")))
     text = path.read_text()
     own = {line.split("(")[0].split("name: ")[1] for line in text.splitlines() if line.startswith("- name:")}
     kept = [e for e in real.split("\n- name: ")[1:] if e.split("(")[0] not in own]
@@ -173,10 +174,11 @@ def _load_partial(path, m):
 
 
 def test_differentiable_op_without_entry_is_an_error(tmp_path):
-    m = model.load(ROOT / "ops.yaml", ROOT / "native")
-    text = (ROOT / "derivatives.yaml").read_text().replace("- name: exp(Tensor self) -> Tensor\n  self: grad * result\n", "")
-    path = tmp_path / "derivatives.yaml"
-    path.write_text(text)
+    m = model.load(ROOT / "ops", ROOT / "native")
+    shutil.copytree(ROOT / "derivatives", tmp_path / "derivatives")
+    path = tmp_path / "derivatives"
+    f = path / "pointwise.yaml"
+    f.write_text(f.read_text().replace("- name: exp(Tensor self) -> Tensor\n  self: grad * result\n", ""))
     with pytest.raises(SpecError, match=r"exp is differentiable but has no entry"):
         derivatives.load(path, m)
 

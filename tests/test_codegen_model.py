@@ -1,10 +1,11 @@
-"""The generator against the real ops.yaml: errors injected anywhere in it point
+"""The generator against the real ops/: errors injected anywhere in it point
 at the right line, the generated sources are valid Python, the installed
 package offers exactly the variants the model declares, and adding one op
 touches only what it must (one C shard and one cffi module for a pointwise op,
 none for a composite)."""
 import inspect
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,67 +20,79 @@ from conftest import ROOT
 from helpers import op_id
 from opinputs import MODEL
 
-REAL = (ROOT / "ops.yaml").read_text()
-LINES = REAL.splitlines(keepends=True)
+def _real(file):
+    return (ROOT / file).read_text()
 
 
-def _load_text(tmp_path, text):
-    path = tmp_path / "ops.yaml"
-    path.write_text(text)
-    return model.load(path, ROOT / "native")
+def _lines(op):
+    """The lines of the file that declares `op` (Op.line counts in it)."""
+    return _real(op.file).splitlines(keepends=True)
 
 
-def _with_line_after(lineno, text):
-    """The real file with `text` inserted after line `lineno` (1-based)."""
-    return "".join(LINES[:lineno] + [text] + LINES[lineno:])
+def _copy_ops(tmp_path, file, text):
+    """A copy of ops/ with `file` (e.g. ops/pointwise.yaml) holding `text`."""
+    shutil.copytree(ROOT / "ops", tmp_path / "ops", dirs_exist_ok=True)
+    (tmp_path / file).write_text(text)
+    return tmp_path / "ops"
+
+
+def _load_text(tmp_path, file, text):
+    return model.load(_copy_ops(tmp_path, file, text), ROOT / "native")
+
+
+def _with_line_after(op, lineno, text):
+    """op's file with `text` inserted after line `lineno` (1-based)."""
+    lines = _lines(op)
+    return "".join(lines[:lineno] + [text] + lines[lineno:])
 
 
 @pytest.mark.parametrize("op", MODEL.ops[::3], ids=op_id)
 def test_unknown_key_in_any_entry_names_its_line(tmp_path, op):
-    assert LINES[op.line - 1].lstrip().startswith("- func:"), "Op.line is the entry's first line"
+    assert _lines(op)[op.line - 1].lstrip().startswith("- func:"), "Op.line is the entry's first line"
     with pytest.raises(SpecError) as err:
-        _load_text(tmp_path, _with_line_after(op.line, "  kernal: x\n"))
-    assert str(err.value) == f"ops.yaml:{op.line + 1}: unknown key 'kernal' (did you mean 'kernel'?)"
+        _load_text(tmp_path, op.file, _with_line_after(op, op.line, "  kernal: x\n"))
+    assert str(err.value) == f"{op.file}:{op.line + 1}: unknown key 'kernal' (did you mean 'kernel'?)"
 
 
 @pytest.mark.parametrize("op", [o for o in MODEL.ops if "pointwise" == o.kind][::4], ids=op_id)
 def test_unknown_kernel_in_any_entry_names_the_kernel_line(tmp_path, op):
+    LINES = _lines(op)
     entry_end = next(i for i in range(op.line, len(LINES)) if LINES[i].startswith("- func:") or i == len(LINES) - 1)
     kline = next(i + 1 for i in range(op.line - 1, entry_end) if LINES[i].startswith("  pointwise:"))
     text = "".join(LINES[:kline - 1] + [f"  pointwise: {op.kernel}x\n"] + LINES[kline:])
     with pytest.raises(SpecError) as err:
-        _load_text(tmp_path, text)
-    assert str(err.value).startswith(f"ops.yaml:{kline}: unknown pointwise kernel '{op.kernel}x'")
+        _load_text(tmp_path, op.file, text)
+    assert str(err.value).startswith(f"{op.file}:{kline}: unknown pointwise kernel '{op.kernel}x'")
     assert f"(did you mean '{op.kernel}'?)" in str(err.value)
 
 
 def test_bad_schema_deep_in_the_file(tmp_path):
-    last = MODEL.ops[-1]   # whichever op the file ends with
-    lines = REAL.split("\n")
+    last = MODEL.ops[-1]   # whichever op the last file ends with
+    lines = _real(last.file).split("\n")
     assert lines[last.line - 1].startswith("- func: ") and "Tensor" in lines[last.line - 1]
     lines[last.line - 1] = lines[last.line - 1].replace("Tensor", "Tensr", 1)
     text = "\n".join(lines)
     with pytest.raises(SpecError, match=r"unknown type 'Tensr'") as err:
-        _load_text(tmp_path, text)
-    assert err.value.line == last.line and str(err.value).startswith(f"ops.yaml:{last.line}: ")
+        _load_text(tmp_path, last.file, text)
+    assert err.value.line == last.line and str(err.value).startswith(f"{last.file}:{last.line}: ")
 
 
 def test_yaml_syntax_error_deep_in_the_file(tmp_path):
     op = MODEL.get("mul.Tensor")
     with pytest.raises(SpecError, match="invalid YAML") as err:
-        _load_text(tmp_path, _with_line_after(op.line, "  variants: [function, method\n"))
+        _load_text(tmp_path, op.file, _with_line_after(op, op.line, "  variants: [function, method\n"))
     assert abs(err.value.line - (op.line + 1)) <= 1, str(err.value)
 
 
 def test_cli_exit_code_and_message(tmp_path):
-    path = tmp_path / "ops.yaml"
-    path.write_text(REAL.replace("  pointwise: sigmoid\n", "  pointwise: sigmoidd\n"))
-    (tmp_path / "derivatives.yaml").write_text((ROOT / "derivatives.yaml").read_text())
+    op = MODEL.get("sigmoid")
+    path = _copy_ops(tmp_path, op.file, _real(op.file).replace("  pointwise: sigmoid\n", "  pointwise: sigmoidd\n"))
+    shutil.copytree(ROOT / "derivatives", tmp_path / "derivatives")
     r = subprocess.run([sys.executable, "-m", "codegen", "--check", "--ops", str(path),
                         "--native", str(ROOT / "native")], capture_output=True, text=True, cwd=ROOT)
-    line = next(i + 1 for i, s in enumerate(LINES) if s == "  pointwise: sigmoid\n")
+    line = next(i + 1 for i, s in enumerate(_lines(op)) if s == "  pointwise: sigmoid\n")
     assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert re.match(rf"^error: ops\.yaml:{line}: unknown pointwise kernel 'sigmoidd' \(did you mean 'sigmoid'\?\)",
+    assert re.match(rf"^error: {op.file}:{line}: unknown pointwise kernel 'sigmoidd' \(did you mean 'sigmoid'\?\)",
                     r.stderr), r.stderr
 
 
@@ -116,9 +129,7 @@ def test_stubs_declare_every_function_and_method(rendered):
 
 def _render_with(extra):
     with tempfile.TemporaryDirectory() as d:
-        p = Path(d) / "ops.yaml"
-        p.write_text(REAL + extra)
-        return _render_all(model.load(p, ROOT / "native"))
+        return _render_all(model.load(_copy_ops(Path(d), "ops/zz_extra.yaml", extra), ROOT / "native"))
 
 
 def test_adding_a_composite_op_changes_no_c_source(rendered):
@@ -202,13 +213,14 @@ SERVED = [op for op in MODEL.ops if op.kind != "composite" and op.dtypes != mode
 @pytest.mark.parametrize("op", SERVED, ids=op_id)
 def test_dtypes_a_kernel_does_not_serve_name_the_dtypes_line(tmp_path, op):
     """A kernel that says `serves: floating` (or another set) refuses a YAML entry listing more dtypes."""
+    LINES = _lines(op)
     end = next((i for i in range(op.line, len(LINES)) if LINES[i].startswith("- func:")), len(LINES))
     dline = next(i + 1 for i in range(op.line - 1, end) if LINES[i].startswith("  dtypes:"))
     text = "".join(LINES[:dline - 1] + ["  dtypes: all\n"] + LINES[dline:])
     with pytest.raises(SpecError) as err:
-        _load_text(tmp_path, text)
+        _load_text(tmp_path, op.file, text)
     msg = str(err.value)
-    assert msg.startswith(f"ops.yaml:{dline}: dtypes lists ") and f"kernel '{op.kernel}' does not serve" in msg
+    assert msg.startswith(f"{op.file}:{dline}: dtypes lists ") and f"kernel '{op.kernel}' does not serve" in msg
     assert "native/" in msg and "serves: " in msg
 
 
@@ -242,7 +254,7 @@ def test_not_implemented_inputs_are_refused_by_the_recorder():
     """`weight: not_implemented` in derivatives.yaml: the recorder refuses the input requiring grad
     (before building a node); no gradient slot is computed for it."""
     from codegen import derivatives
-    derivs = derivatives.load(ROOT / "derivatives.yaml", MODEL)
+    derivs = derivatives.load(ROOT / "derivatives", MODEL)
     nll = next(d for d in derivs if d.op.schema.full_name == "nll_loss")
     assert nll.not_implemented == ("weight",) and all("weight" not in f.inputs for f in nll.formulas)
     nodes = emit.render(MODEL, ROOT / "native", derivs)["_nodes.py"]

@@ -11,29 +11,30 @@ def _run(*args, cwd=ROOT):
 
 
 def _copy(tmp_path):
-    for name in ("ops.yaml", "derivatives.yaml"):
-        shutil.copy(ROOT / name, tmp_path / name)
+    for name in ("ops", "derivatives"):
+        shutil.copytree(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "native", tmp_path / "native")
     return tmp_path
 
 
 def _check(root):
-    return _run("-m", "codegen", "--check", "--ops", str(root / "ops.yaml"), "--native", str(root / "native"))
+    return _run("-m", "codegen", "--check", "--ops", str(root / "ops"), "--native", str(root / "native"))
 
 
 def test_new_op_placeholders_fail_the_build_until_filled(tmp_path):
     root = _copy(tmp_path)
     r = _run(str(ROOT / "tools/new_op.py"), "cube", "--kind", "unary", "--root", str(root))
     assert r.returncode == 0, r.stderr
-    assert "derivatives.yaml" in r.stdout and "native/kernels/pointwise/cube.h" in r.stdout
+    assert "derivatives/pointwise.yaml" in r.stdout and "native/kernels/pointwise/cube.h" in r.stdout
     r = _check(root)
-    assert r.returncode == 1 and "derivatives.yaml:" in r.stderr and "FILL_IN" in r.stderr
+    assert r.returncode == 1 and "derivatives/pointwise.yaml:" in r.stderr and "FILL_IN" in r.stderr
     kernel = root / "native/kernels/pointwise/cube.h"
     assert "#error" in kernel.read_text()   # the C build stops there too
     kernel.write_text("#define LM_PW_cube(T, self) ((self) * (self) * (self))\n")
-    (root / "derivatives.yaml").write_text((root / "derivatives.yaml").read_text().replace(
+    (root / "derivatives/pointwise.yaml").write_text((root / "derivatives/pointwise.yaml").read_text().replace(
         "FILL_IN(grad, self)", "3 * grad * self * self"))
-    (root / "ops.yaml").write_text((root / "ops.yaml").read_text().replace('ref: "FILL_IN"', 'ref: "self ** 3"'))
+    (root / "ops/pointwise.yaml").write_text((root / "ops/pointwise.yaml").read_text().replace(
+        'ref: "FILL_IN"', 'ref: "self ** 3"'))
     r = _check(root)
     assert r.returncode == 0, r.stderr
 
@@ -45,7 +46,7 @@ def test_new_op_kinds_and_refusals(tmp_path):
     r = _check(root)
     assert r.returncode == 1 and "FILL_IN" in r.stderr
     r = _run(str(ROOT / "tools/new_op.py"), "exp", "--kind", "unary", "--root", str(root))
-    assert r.returncode != 0 and "already in ops.yaml" in r.stderr
+    assert r.returncode != 0 and "already in ops/pointwise.yaml" in r.stderr
     r = _run(str(ROOT / "tools/new_op.py"), "BadName", "--kind", "unary", "--root", str(root))
     assert r.returncode != 0 and "lower_snake_case" in r.stderr
 

@@ -6,8 +6,8 @@ import sys
 from codegen import derivatives, docs, model
 from conftest import ROOT
 
-MODEL = model.load(ROOT / "ops.yaml", ROOT / "native")
-DERIVS = derivatives.load(ROOT / "derivatives.yaml", MODEL)
+MODEL = model.load(ROOT / "ops", ROOT / "native")
+DERIVS = derivatives.load(ROOT / "derivatives", MODEL)
 
 
 def test_docs_command_writes_the_reference(tmp_path):
@@ -15,12 +15,12 @@ def test_docs_command_writes_the_reference(tmp_path):
     r = subprocess.run([sys.executable, "-m", "codegen", "--docs", str(out)], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     text = out.read_text()
-    assert text.splitlines()[0].startswith("<!-- generated from ops.yaml") and "do not edit" in text.splitlines()[0]
-    assert text == docs.render(MODEL, DERIVS, (ROOT / "ops.yaml").read_text())
+    assert text.splitlines()[0].startswith("<!-- generated from ops/") and "do not edit" in text.splitlines()[0]
+    assert text == docs.render(MODEL, DERIVS, ROOT)
 
 
 def test_every_op_has_its_schema_doc_and_variants():
-    text = docs.render(MODEL, DERIVS, (ROOT / "ops.yaml").read_text())
+    text = docs.render(MODEL, DERIVS, ROOT)
     for name in MODEL.by_name():
         assert f"\n### {name}\n" in text and f"(#{docs._anchor(name)})" in text, name
     for op in MODEL.ops:
@@ -33,7 +33,7 @@ def test_every_op_has_its_schema_doc_and_variants():
 
 
 def test_the_reference_states_dtypes_kernels_and_formulas():
-    text = docs.render(MODEL, DERIVS, (ROOT / "ops.yaml").read_text())
+    text = docs.render(MODEL, DERIVS, ROOT)
     exp = text[text.index("\n### exp\n"):]
     exp = exp[:exp.index("\n### ", 1)]
     assert "| dtypes | float32, float64 |" in exp

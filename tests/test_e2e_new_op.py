@@ -1,6 +1,6 @@
 """The contributor's promise, end to end: in a copy of the source tree, add a
 pointwise op with tools/new_op.py and its three filled-in placeholders (one
-ops.yaml entry, one derivatives.yaml line, one kernel), build that copy with
+ops/ entry, one derivatives/ line, one kernel), build that copy with
 pip, and check that the op works as a function, a method, in place and with
 out=, with the right values and gradients, and that the generated tests run it.
 
@@ -63,9 +63,9 @@ def built(tmp_path_factory):
     assert "#error" in kernel.read_text()
     # the three placeholders new_op.py printed, filled in as a contributor would
     kernel.write_text(f"/* {OP}: x * x * x */\n#define LM_PW_{OP}(T, self) ((self) * (self) * (self))\n")
-    _replace(root / "derivatives.yaml", "FILL_IN(grad, self)", "3 * grad * self * self")
-    _replace(root / "ops.yaml", 'ref: "FILL_IN"', 'ref: "self ** 3"')
-    _replace(root / "ops.yaml", f"TODO one line on what {OP} computes.", "Elementwise cube, x * x * x.")
+    _replace(root / "derivatives/pointwise.yaml", "FILL_IN(grad, self)", "3 * grad * self * self")
+    _replace(root / "ops/pointwise.yaml", 'ref: "FILL_IN"', 'ref: "self ** 3"')
+    _replace(root / "ops/pointwise.yaml", f"TODO one line on what {OP} computes.", "Elementwise cube, x * x * x.")
     python = sandbox.make_venv(work / "venv")
     # -O1: the build is what is under test, not the speed of its loops
     r = sandbox.pip_install(python, root, extra=["-Csetup-args=-Doptimization=1"], env=sandbox.bin_env(python))

@@ -20,7 +20,7 @@ def stubs(tmp_path_factory):
     """A directory holding the package as mypy should see it: sources plus the generated stub."""
     d = tmp_path_factory.mktemp("stubs")
     shutil.copytree(ROOT / "python/loom", d / "loom", ignore=shutil.ignore_patterns("__pycache__"))
-    (d / "loom/__init__.pyi").write_text(emit.render(model.load(ROOT / "ops.yaml", ROOT / "native"),
+    (d / "loom/__init__.pyi").write_text(emit.render(model.load(ROOT / "ops", ROOT / "native"),
                                                      ROOT / "native")["__init__.pyi"])
     return d
 

@@ -1,8 +1,11 @@
-"""Scaffold a new operator: the ops.yaml entry, the derivatives.yaml entry and
+"""Scaffold a new operator: the ops/FAMILY.yaml entry, the derivatives/FAMILY.yaml entry and
 the kernel file, each with placeholders that fail the build until filled in
 (never a silent zero gradient).
 
-    python tools/new_op.py NAME --kind {unary,binary,reduction,composite} [--root DIR]
+    python tools/new_op.py NAME --kind {unary,binary,reduction,composite} [--family F] [--root DIR]
+
+The family (the file under ops/ and derivatives/) defaults to the kind's:
+pointwise for unary, binary and composite ops, reduction for reductions.
 """
 import argparse
 import re
@@ -68,14 +71,17 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("name")
     ap.add_argument("--kind", required=True, choices=sorted(KINDS))
+    ap.add_argument("--family", help="the ops/ and derivatives/ file to add to (default: by kind)")
     ap.add_argument("--root", default=str(ROOT), help="the loom checkout to add the op to")
     args = ap.parse_args(argv)
     root, name = Path(args.root), args.name
-    if not re.match(r"^[a-z][a-z0-9_]*$", name):
-        ap.error(f"'{name}' is not a lower_snake_case op name")
-    ops = (root / "ops.yaml").read_text()
-    if re.search(rf"^- func: {re.escape(name)}[.(]", ops, re.M):
-        ap.error(f"'{name}' is already in ops.yaml")
+    family = args.family or ("reduction" if args.kind == "reduction" else "pointwise")
+    if not re.match(r"^[a-z][a-z0-9_]*$", name) or not re.match(r"^[a-z][a-z0-9_]*$", family):
+        ap.error(f"'{name}' is not a lower_snake_case op name" if not re.match(r"^[a-z][a-z0-9_]*$", name)
+                 else f"'{family}' is not a lower_snake_case family name")
+    for f in sorted((root / "ops").glob("*.yaml")):
+        if re.search(rf"^- func: {re.escape(name)}[.(]", f.read_text(), re.M):
+            ap.error(f"'{name}' is already in ops/{f.name}")
     written = []
     path, text = kernel_file(root, name, args.kind)
     if path is not None:
@@ -83,14 +89,14 @@ def main(argv=None):
             ap.error(f"{path} already exists")
         path.write_text(text)
         written.append(f"{path.relative_to(root)}: the kernel body (and delete its #error line)")
-    with open(root / "ops.yaml", "a") as f:
+    with open(root / "ops" / f"{family}.yaml", "a") as f:
         f.write(ops_entry(name, args.kind))
-    written.append("ops.yaml: the doc, dtypes if not all, and test.ref (a NumPy expression)")
+    written.append(f"ops/{family}.yaml: the doc, dtypes if not all, and test.ref (a NumPy expression)")
     d = derivs_entry(name, args.kind)
     if d:
-        with open(root / "derivatives.yaml", "a") as f:
+        with open(root / "derivatives" / f"{family}.yaml", "a") as f:
             f.write(d)
-        written.append(f"derivatives.yaml: the formula for each input (replace {FILL}), or non_differentiable")
+        written.append(f"derivatives/{family}.yaml: the formula for each input (replace {FILL}), or non_differentiable")
     print(f"added '{name}' ({args.kind}). Fill in:")
     for w in written:
         print(f"  - {w}")

@@ -29,8 +29,8 @@ def add_op(root, name):
         sys.exit(r.stderr)
     (root / f"native/kernels/pointwise/{name}.h").write_text(
         f"/* {name}: x * x * x */\n#define LM_PW_{name}(T, self) ((self) * (self) * (self))\n")
-    for file, old, new in (("derivatives.yaml", "FILL_IN(grad, self)", "3 * grad * self * self"),
-                           ("ops.yaml", 'ref: "FILL_IN"', 'ref: "self ** 3"')):
+    for file, old, new in (("derivatives/pointwise.yaml", "FILL_IN(grad, self)", "3 * grad * self * self"),
+                           ("ops/pointwise.yaml", 'ref: "FILL_IN"', 'ref: "self ** 3"')):
         p = root / file
         p.write_text(p.read_text().replace(old, new))
 
