@@ -1,7 +1,10 @@
 """How the model maps onto C: parameter lists, kernel calls, shard choice."""
 import zlib
 
-from .model import CTYPES
+from .dtypes import TABLE
+from .model import CTYPES, DTYPES
+
+ALL_DTYPES = DTYPES   # an op listing every dtype needs no dtype check in its entry
 
 # Adding a pointwise op recompiles one dispatch shard and one cffi module, so
 # both are small: 64 dispatch files (a handful of ops each) bound through 16
@@ -178,7 +181,7 @@ def out_ctype(op, dt):
 
 
 def dtype_enum(dt):
-    return "LM_" + dt.upper()
+    return TABLE[dt].enum
 
 
 def tensor_checks(op):

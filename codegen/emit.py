@@ -10,13 +10,14 @@ from types import SimpleNamespace
 import jinja2
 
 from . import agen, cgen, derivatives, pygen, yamlload
+from .dtypes import CATEGORIES, PATH as DTYPES_PATH, TABLE
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
-C_OUTPUTS = (["loom_ops.h", "cdef.h"] + [f"ops_shard{i}.h" for i in range(cgen.NSHARDS)]
+C_OUTPUTS = (["dtype.h", "loom_ops.h", "cdef.h"] + [f"ops_shard{i}.h" for i in range(cgen.NSHARDS)]
              + [f"ops_shard{i}.c" for i in range(cgen.NSHARDS)])
-PY_OUTPUTS = ["_ops.py", "_nodes.py", "__init__.pyi"]
+PY_OUTPUTS = ["_ops.py", "_nodes.py", "__init__.pyi", "_dtype_table.py"]
 # loom._C: the core (tensors, errors, allocator) and every op's C code; its cffi
 # module changes only with native/core/loom.h. loom._C_opsN: each op's
 # Python-callable entry, a call through its shard's table (cgen.ffi_module).
@@ -25,10 +26,21 @@ FFI_OP_OUTPUTS = [f"_C_ops{j}.c" for j in range(cgen.NFFI)]
 OUTPUTS = C_OUTPUTS + PY_OUTPUTS + [FFI_OUTPUT] + FFI_OP_OUTPUTS
 
 
+def dtype_enum():
+    """The lm_dtype enum: the head of both dtype.h and cffi's cdef."""
+    rows = "".join(f"    {d.enum} = {d.code},\n" for d in TABLE.dtypes)
+    return f"typedef enum {{\n{rows}    LM_NUM_DTYPES = {len(TABLE.dtypes)}\n}} lm_dtype;"
+
+
 def core_cdef(native):
     text = (Path(native) / "core/loom.h").read_text()
     body = text.split("/* cdef-begin */", 1)[1].split("/* cdef-end */", 1)[0]
-    return body.replace("[LM_MAX_DIMS]", "[...]")
+    return dtype_enum() + "\n" + body.replace("[LM_MAX_DIMS]", "[...]")
+
+
+def _dtype_context():
+    return dict(enum=dtype_enum(), dts=TABLE.dtypes, categories=CATEGORIES, promote=TABLE.promotion_table(),
+                to_complex={d.name: TABLE.to_complex(d.name) for d in TABLE.dtypes})
 
 
 def _env():
@@ -70,6 +82,8 @@ def render(model, native, derivs=()):
     ops = list(model.ops)
     files = {}
     ctx = dict(ops=ops, c=cgen, core_cdef=core_cdef(native))
+    files["dtype.h"] = env.get_template("dtype.h.j2").render(**_dtype_context())
+    files["_dtype_table.py"] = env.get_template("dtype_table.py.j2").render(**_dtype_context())
     files["loom_ops.h"] = env.get_template("loom_ops.h.j2").render(**ctx)
     files["cdef.h"] = env.get_template("cdef.h.j2").render(**ctx)
     for i, mine in enumerate(shard_ops(ops)):
@@ -81,7 +95,8 @@ def render(model, native, derivs=()):
     diff = {d.op.cname for d in derivs if d.formulas}
     files["_ops.py"] = env.get_template("ops.py.j2").render(ops=ops, c=cgen, ag=agen, diff=diff, **pctx)
     files["_nodes.py"] = env.get_template("nodes.py.j2").render(derivs=derivs, ag=agen)
-    files["__init__.pyi"] = env.get_template("loom.pyi.j2").render(ops=ops, **pctx)
+    files["__init__.pyi"] = env.get_template("loom.pyi.j2").render(
+        ops=ops, dtype_names=[n for d in TABLE.dtypes for n in (d.name, *d.aliases)], **pctx)
     return files
 
 
@@ -123,7 +138,7 @@ def _emit(ffi):
     buf = io.StringIO()
     with contextlib.redirect_stdout(io.StringIO()):   # cffi announces what it writes
         ffi.emit_c_code(buf)
-    return "/* generated from ops.yaml by codegen (through cffi) — do not edit */\n" + buf.getvalue()
+    return "/* generated from ops/ by codegen (through cffi) — do not edit */\n" + buf.getvalue()
 
 
 FfiSpec = namedtuple("FfiSpec", "module cdef preamble")
@@ -177,6 +192,7 @@ def inputs(native, ops_path, derivs_path):
     # the folders too: a new family file changes their mtime
     deps = [Path(p) for p in (ops_path, derivs_path) if Path(p).is_dir()]
     deps += [p for p, _ in yamlload.sources(ops_path) + yamlload.sources(derivs_path)] + [native / "core/loom.h"]
+    deps.append(DTYPES_PATH)
     deps += sorted(Path(__file__).resolve().parent.glob("*.py")) + sorted(TEMPLATES.glob("*.j2"))
     deps += sorted((native / "kernels").glob("*/*.h")) + sorted(native.glob("cpu/*.c"))
     from .derivatives import _FORMULAS   # helper names are read from it

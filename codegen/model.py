@@ -7,20 +7,13 @@ from pathlib import Path
 from typing import Optional
 
 from . import yamlload
+from .dtypes import TABLE
 from .errors import SpecError, did_you_mean
 from .schema import Schema, SchemaError
 
-DTYPES = ("bool", "uint8", "int32", "int64", "float32", "float64")
-CTYPES = {"bool": "bool", "uint8": "uint8_t", "int32": "int32_t", "int64": "int64_t",
-          "float32": "float", "float64": "double"}
-DTYPE_SETS = {
-    "all": DTYPES,
-    "numeric": DTYPES[1:],
-    "floating": ("float32", "float64"),
-    "integral": ("uint8", "int32", "int64"),
-    "integral_and_bool": DTYPES[:4],
-    "bool": ("bool",),
-}
+DTYPES = TABLE.names
+CTYPES = {d.name: d.c for d in TABLE.dtypes}
+DTYPE_SETS = TABLE.sets()
 KINDS = ("pointwise", "reduction", "kernel", "composite")
 VARIANTS = ("function", "method", "inplace", "out")
 PROMOTE = ("default", "float", "bool_out", "scalars")

@@ -11,11 +11,10 @@
         for (int64_t i = 0; i < n; i++)                                        \
             if (*(const T *)(d[0] + i * s[0]) == 0) { *(bool *)ctx = true; return; } \
     }
-ZERO_SCAN(zero_scan_u8, uint8_t)
-ZERO_SCAN(zero_scan_i32, int32_t)
-ZERO_SCAN(zero_scan_i64, int64_t)
-static const lm_loop_fn zero_scans[LM_NUM_DTYPES] = {
-    [LM_UINT8] = zero_scan_u8, [LM_INT32] = zero_scan_i32, [LM_INT64] = zero_scan_i64};
+#define ZERO_SCAN_OF(E, T, N) ZERO_SCAN(zero_scan_##N, T)
+LM_FOR_EACH_INTEGRAL(ZERO_SCAN_OF)
+#define ZERO_SCAN_ENTRY(E, T, N) [E] = zero_scan_##N,
+static const lm_loop_fn zero_scans[LM_NUM_DTYPES] = {LM_FOR_EACH_INTEGRAL(ZERO_SCAN_ENTRY)};
 
 /* Integer // and % by zero have no value (C traps; PyTorch raises). The divisor is
  * looked at in the compute dtype, where 256 is a uint8 zero; an empty result
@@ -86,19 +85,21 @@ int lm_check_wrapped_fits(int dtype, lm_tensor *t) {
  * complement: -1 is 255 in uint8); a float fits an integer dtype within its
  * range, never as NaN or an infinity, and float32 up to FLT_MAX or inf. */
 static bool fits(lm_scalar v, int dtype) {
-    static const double lo[LM_NUM_DTYPES] = {[LM_UINT8] = 0, [LM_INT32] = INT32_MIN, [LM_INT64] = -0x1p63};
-    static const double hi[LM_NUM_DTYPES] = {[LM_UINT8] = UINT8_MAX, [LM_INT32] = INT32_MAX, [LM_INT64] = 0x1p63};
-    if (v.kind <= 0 || dtype == LM_BOOL || dtype == LM_FLOAT64) return true;
-    if (v.kind == 1) {
-        switch (dtype) {
-            case LM_UINT8: return v.i >= -UINT8_MAX && v.i <= UINT8_MAX;
-            case LM_INT32: return v.i >= INT32_MIN && v.i <= INT32_MAX;
-            default: return true;   /* int64, float32 */
-        }
+    if (v.kind <= 0 || !lm_dtype_valid(dtype)) return true;
+    int cat = lm_dtype_category(dtype);
+    if (cat == LM_CAT_BOOL) return true;
+    if (cat != LM_CAT_INTEGRAL) {   /* floating: a finite number beyond the largest is out */
+        double max = lm_dtype_float_max[dtype];
+        return v.kind == 1 || max == 0 || isnan(v.d) || isinf(v.d) || fabs(v.d) <= max;
     }
-    if (dtype == LM_FLOAT32) return isnan(v.d) || isinf(v.d) || fabs(v.d) <= FLT_MAX;
+    double lo = lm_dtype_int_lo[dtype], hi = lm_dtype_int_hi[dtype];   /* [lo, hi) */
+    bool wide = lm_itemsize(dtype) == 8;   /* every int64 value fits; hi - 1 is inexact */
+    if (v.kind == 1) {
+        if (wide) return true;
+        return lo == 0 ? v.i > -(int64_t)hi && v.i < (int64_t)hi : v.i >= (int64_t)lo && v.i < (int64_t)hi;
+    }
     /* integral: 2^63 itself is out of int64 (PyTorch lets it through and wraps) */
-    return v.d >= lo[dtype] && (dtype == LM_INT64 ? v.d < hi[dtype] : v.d <= hi[dtype]);
+    return v.d >= lo && (wide ? v.d < hi : v.d <= hi - 1);
 }
 
 int lm_check_scalar_fits(lm_scalar v, int dtype) {

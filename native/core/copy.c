@@ -2,8 +2,9 @@
  * contiguous() and every cast the pointwise machinery needs. */
 #include "iter.h"
 
-#define CAST_LOOP(DT, DST, ST, SRC)                                                      \
-    static void cast_##DT##_##ST(char **d, const int64_t *s, int64_t n, const void *c) { \
+/* one loop per (destination, source) pair of dtypes.yaml's table */
+#define CAST_LOOP(DST, DN, SE, SRC, SN)                                                   \
+    static void cast_##DN##_##SN(char **d, const int64_t *s, int64_t n, const void *c) {  \
         (void)c;                                                                         \
         if (s[0] == sizeof(DST) && s[1] == sizeof(SRC)) {                                \
             DST *o = (DST *)d[0]; const SRC *x = (const SRC *)d[1];                      \
@@ -13,22 +14,12 @@
                 *(DST *)(d[0] + i * s[0]) = (DST) * (const SRC *)(d[1] + i * s[1]);      \
         }                                                                                \
     }
+#define CAST_ROW(DE, DST, DN) LM_FOR_EACH_DTYPE_WITH(CAST_LOOP, DST, DN)
+LM_FOR_EACH_DTYPE(CAST_ROW)
 
-#define CAST_ROW(DT, DST)                                                                \
-    CAST_LOOP(DT, DST, b, bool) CAST_LOOP(DT, DST, u8, uint8_t)                          \
-    CAST_LOOP(DT, DST, i32, int32_t) CAST_LOOP(DT, DST, i64, int64_t)                    \
-    CAST_LOOP(DT, DST, f32, float) CAST_LOOP(DT, DST, f64, double)
-
-CAST_ROW(b, bool)
-CAST_ROW(u8, uint8_t)
-CAST_ROW(i32, int32_t)
-CAST_ROW(i64, int64_t)
-CAST_ROW(f32, float)
-CAST_ROW(f64, double)
-
-#define ROW(DT) {cast_##DT##_b, cast_##DT##_u8, cast_##DT##_i32, cast_##DT##_i64, cast_##DT##_f32, cast_##DT##_f64}
-static const lm_loop_fn cast_loops[LM_NUM_DTYPES][LM_NUM_DTYPES] = {
-    ROW(b), ROW(u8), ROW(i32), ROW(i64), ROW(f32), ROW(f64)};
+#define CAST_ENTRY(DST, DN, SE, SRC, SN) cast_##DN##_##SN,
+#define CAST_TABLE_ROW(DE, DST, DN) {LM_FOR_EACH_DTYPE_WITH(CAST_ENTRY, DST, DN)},
+static const lm_loop_fn cast_loops[LM_NUM_DTYPES][LM_NUM_DTYPES] = {LM_FOR_EACH_DTYPE(CAST_TABLE_ROW)};
 
 lm_loop_fn lm_cast_loop(int dst, int src) { return cast_loops[dst][src]; }
 

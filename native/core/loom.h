@@ -12,14 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dtype.h"   /* generated from dtypes.yaml: the lm_dtype enum, its tables, LM_DISPATCH */
+
 #define LM_MAX_DIMS 16
 
 /* cdef-begin */
-typedef enum {
-    LM_BOOL = 0, LM_UINT8 = 1, LM_INT32 = 2, LM_INT64 = 3,
-    LM_FLOAT32 = 4, LM_FLOAT64 = 5, LM_NUM_DTYPES = 6
-} lm_dtype;
-
 typedef enum { LM_CPU = 0, LM_CUDA = 1 } lm_device;
 
 /* Error codes map to Python exceptions (see python/loom/_errors.py). */
@@ -95,10 +92,6 @@ void lm_install_gil_hooks(void);   /* defined by the cffi module */
 /* ---- internal helpers for native/ code (not exported to Python) ---- */
 
 int lm_set_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-const char *lm_dtype_name(int dtype);
-size_t lm_itemsize(int dtype);
-bool lm_is_floating(int dtype);
-bool lm_is_integral(int dtype, bool include_bool);
 
 /* Python calls into loom holding the GIL (releasing it costs more than a
  * small op). Big work lets other Python threads run between these two. */
@@ -131,30 +124,10 @@ int lm_check_scalar_fits(lm_scalar v, int dtype);
 static inline double lm_scalar_f64(lm_scalar s) { return s.kind == 2 ? s.d : (double)s.i; }
 static inline int64_t lm_scalar_i64(lm_scalar s) { return s.kind == 2 ? (int64_t)s.d : s.i; }
 
+static inline const char *lm_device_name(int device) { return device == LM_CPU ? "cpu" : device == LM_CUDA ? "cuda:0" : "unknown"; }
+
 static inline char *lm_bytes(const lm_tensor *t) {
     return (char *)t->storage->data + t->offset * (int64_t)lm_itemsize(t->dtype);
 }
-
-/* The C type of each dtype, for switch-based dispatch in hand-written code:
- *   LM_DISPATCH(t->dtype, T, return lm_set_error(...), ...code using T...);  */
-#define LM_DISPATCH_CASE(code, ctype, T, ...) case code: { typedef ctype T; __VA_ARGS__ } break;
-#define LM_DISPATCH(dtype, T, otherwise, ...)                  \
-    switch (dtype) {                                           \
-        LM_DISPATCH_CASE(LM_BOOL, bool, T, __VA_ARGS__)               \
-        LM_DISPATCH_CASE(LM_UINT8, uint8_t, T, __VA_ARGS__)           \
-        LM_DISPATCH_CASE(LM_INT32, int32_t, T, __VA_ARGS__)           \
-        LM_DISPATCH_CASE(LM_INT64, int64_t, T, __VA_ARGS__)           \
-        LM_DISPATCH_CASE(LM_FLOAT32, float, T, __VA_ARGS__)           \
-        LM_DISPATCH_CASE(LM_FLOAT64, double, T, __VA_ARGS__)          \
-        default: otherwise;                                    \
-    }
-
-/* The same over the floating dtypes only (kernels that need NaN/inf) */
-#define LM_DISPATCH_FLOAT(dtype, T, otherwise, ...)                  \
-    switch (dtype) {                                                 \
-        LM_DISPATCH_CASE(LM_FLOAT32, float, T, __VA_ARGS__)          \
-        LM_DISPATCH_CASE(LM_FLOAT64, double, T, __VA_ARGS__)         \
-        default: otherwise;                                          \
-    }
 
 #endif

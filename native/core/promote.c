@@ -1,17 +1,23 @@
 /* Type promotion with PyTorch's rules: dimensioned tensors, then 0-d tensors,
  * then wrapped Python numbers, each level only raising the *category*
- * (bool < integral < floating) of the level above it. */
+ * (bool < integral < floating < complex) of the level above it. The pairwise
+ * lattice is lm_promote_table, generated from dtypes.yaml. */
 #include "loom.h"
 
 static int default_float = LM_FLOAT32;
 
-/* loom's dtypes are totally ordered by promotion, so promoting is max(). */
-static int promote(int a, int b) { return a > b ? a : b; }
+static int promote(int a, int b) { return a < 0 ? b : b < 0 ? a : lm_promote_table[a][b]; }
 
+/* c10's combine_categories: `lower` (a lower-priority level) decides only when it
+ * raises the category, and then a floating `higher` keeps its width as complex. */
 static int combine_categories(int higher, int lower) {
-    if (higher >= 0 && lm_is_floating(higher)) return higher;
-    if (higher == LM_BOOL || (lower >= 0 && lm_is_floating(lower))) return promote(higher, lower);
-    return higher >= 0 ? higher : lower;
+    if (higher < 0) return lower;
+    if (lower < 0) return higher;
+    if (lm_is_complex(higher)) return higher;
+    if (lm_is_complex(lower)) return lm_is_floating(higher) ? lm_dtype_to_complex[higher] : lower;
+    if (lm_is_floating(higher)) return higher;
+    if (higher == LM_BOOL || lm_is_floating(lower)) return promote(higher, lower);
+    return higher;
 }
 
 int lm_result_type(lm_tensor **ts, int n) {
@@ -32,8 +38,7 @@ int lm_result_type(lm_tensor **ts, int n) {
     return r < 0 ? default_float : r;
 }
 
+/* PyTorch's canCast: no cast to a lower category (float -> int, int -> bool) */
 bool lm_can_cast(int from, int to) {
-    if (lm_is_floating(from) && !lm_is_floating(to)) return false;
-    if (from != LM_BOOL && to == LM_BOOL) return false;
-    return true;
+    return lm_dtype_category(from) <= lm_dtype_category(to);
 }

@@ -26,8 +26,9 @@ static int acc_dtype(const lm_reduce_spec *spec, const lm_tensor *self, int dtyp
 static void mean_divide(lm_tensor *r, int64_t count) {
     int64_t n = lm_numel(r);
     char *p = lm_bytes(r);
-    if (r->dtype == LM_FLOAT32) for (int64_t i = 0; i < n; i++) ((float *)p)[i] /= (float)count;
-    if (r->dtype == LM_FLOAT64) for (int64_t i = 0; i < n; i++) ((double *)p)[i] /= (double)count;
+    /* mean's result is floating (LM_REDUCE_FLOAT refuses the rest before any work) */
+    LM_DISPATCH_FLOAT(r->dtype, T, ,
+        for (int64_t i = 0; i < n; i++) ((T *)p)[i] /= (T)count;)
 }
 
 /* Full (or nearly full) reductions: each thread reduces a slice into a

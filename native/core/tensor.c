@@ -4,18 +4,6 @@
 #include <string.h>
 #include "loom.h"
 
-static const char *dtype_names[] = {"bool", "uint8", "int32", "int64", "float32", "float64"};
-static const size_t itemsizes[] = {1, 1, 4, 8, 4, 8};
-
-const char *lm_dtype_name(int dtype) {
-    return dtype >= 0 && dtype < LM_NUM_DTYPES ? dtype_names[dtype] : "unknown";
-}
-size_t lm_itemsize(int dtype) { return itemsizes[dtype]; }
-bool lm_is_floating(int dtype) { return dtype == LM_FLOAT32 || dtype == LM_FLOAT64; }
-bool lm_is_integral(int dtype, bool include_bool) {
-    return (dtype >= LM_UINT8 && dtype <= LM_INT64) || (include_bool && dtype == LM_BOOL);
-}
-
 /* cffi releases the GIL around calls, so refcounts must be atomic. */
 void lm_retain(lm_tensor *t) { __atomic_add_fetch(&t->refcount, 1, __ATOMIC_RELAXED); }
 
@@ -262,15 +250,10 @@ int lm_item(lm_tensor *t, lm_scalar *out) {
     }
     char *p = lm_bytes(t);
     out->d = 0; out->i = 0;
-    switch (t->dtype) {
-        case LM_BOOL: out->kind = 0; out->i = *(bool *)p; break;
-        case LM_UINT8: out->kind = 1; out->i = *(uint8_t *)p; break;
-        case LM_INT32: out->kind = 1; out->i = *(int32_t *)p; break;
-        case LM_INT64: out->kind = 1; out->i = *(int64_t *)p; break;
-        case LM_FLOAT32: out->kind = 2; out->d = *(float *)p; break;
-        case LM_FLOAT64: out->kind = 2; out->d = *(double *)p; break;
-        default: return lm_set_error(LM_ERR_TYPE, "invalid dtype");
-    }
+    bool floating = lm_is_floating(t->dtype);
+    LM_DISPATCH(t->dtype, T, return lm_set_error(LM_ERR_TYPE, "invalid dtype"),
+        if (floating) { out->kind = 2; out->d = (double)*(T *)p; }
+        else { out->kind = t->dtype == LM_BOOL ? 0 : 1; out->i = (int64_t)*(T *)p; })
     return 0;
 }
 

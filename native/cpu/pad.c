@@ -170,21 +170,19 @@ static int64_t row_source(const padgeom *G, int64_t row, const int64_t *strides)
 }
 
 static int fill_value(lm_scalar v, int dtype) {
-    if (v.kind < 0 || dtype == LM_BOOL || dtype == LM_FLOAT64) return 0;
-    double lo, hi;
-    switch (dtype) {
-    case LM_UINT8: lo = 0; hi = 255; break;
-    case LM_INT32: lo = -2147483648.0; hi = 2147483647.0; break;
-    case LM_INT64: lo = -9223372036854775808.0; hi = 9223372036854775807.0; break;
-    default: lo = -FLT_MAX; hi = FLT_MAX;
+    if (v.kind < 0 || !lm_dtype_valid(dtype)) return 0;
+    bool ok = true;
+    if (lm_is_floating(dtype)) {
+        double max = lm_dtype_float_max[dtype];
+        ok = v.kind != 2 || max == 0 || !isfinite(v.d) || fabs(v.d) <= max;
+    } else if (lm_is_integral(dtype, false)) {
+        double lo = lm_dtype_int_lo[dtype], hi = lm_dtype_int_hi[dtype];   /* [lo, hi) */
+        bool wide = lm_itemsize(dtype) == 8;
+        if (v.kind != 2)
+            ok = wide || (v.i >= (int64_t)lo && v.i < (int64_t)hi);
+        else   /* integers take the value truncated, which must be in range (2^63 itself is not) */
+            ok = isfinite(v.d) && trunc(v.d) >= lo && (wide ? v.d < hi : trunc(v.d) < hi);
     }
-    bool ok;
-    if (v.kind != 2)
-        ok = dtype == LM_FLOAT32 || dtype == LM_INT64 || (v.i >= (int64_t)lo && v.i <= (int64_t)hi);
-    else if (dtype == LM_FLOAT32)
-        ok = !isfinite(v.d) || fabs(v.d) <= FLT_MAX;
-    else   /* integers take the value truncated, which must be in range (2^63 itself is not) */
-        ok = isfinite(v.d) && trunc(v.d) >= lo && (dtype == LM_INT64 ? v.d < hi : trunc(v.d) <= hi);
     return ok ? 0 : lm_set_error(LM_ERR_VALUE, "value cannot be converted to type %s without overflow",
                                  lm_dtype_name(dtype));
 }

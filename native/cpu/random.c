@@ -81,9 +81,12 @@ lm_tensor *lm_cpu_randint(int64_t low, int64_t high, const int64_t *size, int64_
         return NULL;
     }
     int dt = dtype < 0 ? LM_INT64 : dtype;
-    int64_t lo = dt == LM_BOOL ? 0 : dt == LM_UINT8 ? 0 : dt == LM_INT32 ? INT32_MIN : INT64_MIN;
-    int64_t hi = dt == LM_BOOL ? 2 : dt == LM_UINT8 ? 256 : dt == LM_INT32 ? (int64_t)INT32_MAX + 1 : INT64_MAX;
-    if (!lm_is_floating(dt) && (low < lo || high > hi)) {
+    /* [lo, hi) of the dtype (dtypes.yaml); the int64 bounds themselves are not representable as
+     * doubles, and every int64 `from` is in range */
+    bool wide = lm_itemsize(dt) == 8;
+    int64_t lo = dt == LM_BOOL ? 0 : wide ? INT64_MIN : (int64_t)lm_dtype_int_lo[dt];
+    int64_t hi = dt == LM_BOOL ? 2 : wide ? INT64_MAX : (int64_t)lm_dtype_int_hi[dt];
+    if (lm_is_integral(dt, true) && (low < lo || high > hi)) {
         lm_set_error(LM_ERR_VALUE, "random_ expects 'from' and 'to' within the range of %s, but got from=%lld to=%lld",
                      lm_dtype_name(dt), (long long)low, (long long)high);
         return NULL;

@@ -13,6 +13,7 @@ _lib.lm_install_gil_hooks()
 if "LOOM_PARALLEL_THRESHOLD" in _os.environ:   # elements from which an op uses threads
     _lib.lm_set_parallel_threshold(int(_os.environ["LOOM_PARALLEL_THRESHOLD"]))
 from ._dtype import bool_, uint8, int32, int64, float32, float64, dtype, device
+from . import _dtype
 from ._tensor import Tensor, Size
 from ._numpy import tensor, as_tensor, from_numpy, from_dlpack, is_tensor
 from ._promotion import result_type, promote_types, can_cast
@@ -26,11 +27,8 @@ from .autograd.api import install as _install_autograd
 _install_autograd(Tensor)
 from . import nn   # after the ops: nn's modules build on them
 
-bool = bool_          # noqa: A001  (loom.bool, as torch.bool)
-float = float32       # noqa: A001
-double = float64
-long = int64
-int = int32           # noqa: A001
+# every dtype name and alias of dtypes.yaml (loom.bool, loom.float, loom.long, ...), as torch's
+globals().update(_dtype.NAMES)
 
 __version__ = "0.1.0"
 

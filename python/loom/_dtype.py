@@ -1,15 +1,20 @@
-"""dtype and device objects, and their mapping to C codes and NumPy."""
+"""dtype and device objects, and their mapping to C codes and NumPy. The dtypes
+come from the generated table (dtypes.yaml, through loom/_dtype_table.py)."""
 import numpy as np
+
+from ._dtype_table import DTYPES as _TABLE
 
 
 class dtype:
-    __slots__ = ("name", "code", "itemsize", "is_floating_point", "is_signed", "numpy")
+    __slots__ = ("name", "code", "itemsize", "is_floating_point", "is_complex", "is_signed", "numpy", "category",
+                 "dlpack")
 
-    def __init__(self, name, code, np_type):
-        self.name, self.code, self.numpy = name, code, np.dtype(np_type)
-        self.itemsize = self.numpy.itemsize
-        self.is_floating_point = self.numpy.kind == "f"
-        self.is_signed = self.numpy.kind in "if"
+    def __init__(self, name, code, category, itemsize, np_name, dlpack, signed):
+        self.name, self.code, self.numpy, self.category = name, code, np.dtype(np_name), category
+        self.itemsize, self.dlpack = itemsize, dlpack
+        self.is_floating_point = category == "floating"
+        self.is_complex = category == "complex"
+        self.is_signed = signed and category != "bool"
 
     def __repr__(self):
         return f"loom.{self.name}"
@@ -18,21 +23,20 @@ class dtype:
         return (_by_name, (self.name,))
 
 
-bool_ = dtype("bool", 0, np.bool_)
-uint8 = dtype("uint8", 1, np.uint8)
-int32 = dtype("int32", 2, np.int32)
-int64 = dtype("int64", 3, np.int64)
-float32 = dtype("float32", 4, np.float32)
-float64 = dtype("float64", 5, np.float64)
-
-BY_CODE = (bool_, uint8, int32, int64, float32, float64)
+BY_CODE = tuple(dtype(name, code, cat, size, np_name, dl, signed)
+                for name, code, cat, size, np_name, dl, _aliases, signed in _TABLE)
+# every name and alias (loom.float32, loom.float, loom.bool_), for the package face
+NAMES = {n: d for d, row in zip(BY_CODE, _TABLE) for n in (row[0], *row[6])}
+BY_NAME = {d.name: d for d in BY_CODE}
+bool_, uint8, int32, int64, float32, float64 = (BY_NAME[n] for n in ("bool", "uint8", "int32", "int64", "float32",
+                                                                      "float64"))
 FROM_NUMPY = {d.numpy: d for d in BY_CODE}
 # Python types as dtypes, as torch.zeros(2, dtype=float) allows
 FROM_PYTHON = {bool: bool_, int: int64, float: float64}
 
 
 def _by_name(name):
-    return next(d for d in BY_CODE if d.name == name)
+    return BY_NAME[name]
 
 
 def from_numpy_dtype(npdt):

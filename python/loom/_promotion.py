@@ -3,6 +3,7 @@ C core's promotion rules, the ones every op applies."""
 from ._C import lib
 from ._args import _tensor_arg
 from ._dtype import BY_CODE, dtype as _dtype_cls
+from ._dtype_table import PROMOTE
 from ._errors import raise_error
 
 
@@ -24,10 +25,8 @@ def _dtype_arg(d, fn, name):
 
 def promote_types(type1, type2):
     """The smallest dtype both dtypes convert to without losing range or kind."""
-    from . import empty
-    a = empty(1, dtype=_dtype_arg(type1, "promote_types", "type1"))
-    b = empty(1, dtype=_dtype_arg(type2, "promote_types", "type2"))
-    return result_type(a, b)
+    a, b = _dtype_arg(type1, "promote_types", "type1"), _dtype_arg(type2, "promote_types", "type2")
+    return BY_CODE[PROMOTE[a.code][b.code]]
 
 
 def can_cast(from_, to):
