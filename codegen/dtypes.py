@@ -41,6 +41,14 @@ class DType:
     def rank(self):
         return CATEGORIES.index(self.category)
 
+    def limits(self):
+        """(lowest, highest) as C expressions: what max/min reductions start from."""
+        if self.category == "bool":
+            return ("0", "1")
+        if self.category == "integral":
+            return (f"INT{self.bits}_MIN", f"INT{self.bits}_MAX") if self.signed else ("0", f"UINT{self.bits}_MAX")
+        return ("-INFINITY", "INFINITY")
+
     def range(self):
         """(lo, hi) of the values a Python number may take to be written into this
         integral dtype, as C double literals (hi exclusive for 64 bits)."""

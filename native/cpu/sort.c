@@ -32,15 +32,28 @@
         if (k != key) { memcpy(key, k, sizeof(T) * n); memcpy(ix, x, sizeof(int64_t) * n); } \
     }
 
-DEFINE_MERGE_SORT(bool, msort_bool)
-DEFINE_MERGE_SORT(uint8_t, msort_u8)
-DEFINE_MERGE_SORT(int32_t, msort_i32)
-DEFINE_MERGE_SORT(int64_t, msort_i64)
-DEFINE_MERGE_SORT(float, msort_f32)
-DEFINE_MERGE_SORT(double, msort_f64)
+#define MERGE_SORT_OF(E, T, N) DEFINE_MERGE_SORT(T, msort_##N)
+LM_FOR_EACH_DTYPE(MERGE_SORT_OF)
 
-#define MSORT(T) _Generic((T *)0, bool *: msort_bool, uint8_t *: msort_u8, int32_t *: msort_i32, \
-                          int64_t *: msort_i64, float *: msort_f32, double *: msort_f64)
+/* the rows of one dtype: gather each row, sort it with MSORT, write its first k */
+#define SORT_ROWS(T, MSORT)                                                                     \
+    {                                                                                           \
+        T *key = (T *)(tix + (n ? n : 1)), *tk = key + (n ? n : 1);                             \
+        const T *src = (const T *)lm_bytes(self);                                               \
+        T *vp = vals ? (T *)lm_bytes(vals) : NULL;                                              \
+        int64_t *ip = (int64_t *)lm_bytes(inds);                                                \
+        for (int64_t r = 0; r < rows; r++, lm_next_pos(S.nd, rshape, pos)) {                    \
+            const T *row = src + lm_pos_offset(S.nd, pos, S.strides);                           \
+            for (int64_t i = 0; i < n; i++) { key[i] = row[i * S.strides[d]]; ix[i] = i; }      \
+            MSORT(key, ix, tk, tix, n, desc);                                                   \
+            int64_t o = lm_pos_offset(O.nd, pos, O.strides);                                    \
+            for (int64_t i = 0; i < k; i++) {                                                   \
+                ip[o + i * O.strides[d]] = ix[i];                                               \
+                if (vp) vp[o + i * O.strides[d]] = key[i];                                      \
+            }                                                                                   \
+        }                                                                                       \
+    }
+#define SORT_CASE(E, T, N) case E: SORT_ROWS(T, msort_##N) break;
 
 /* Sort every row of self along dim and keep the first k of each (k < 0: all).
  * values may be NULL (argsort). */
@@ -73,21 +86,7 @@ static int sort_rows(lm_tensor *self, int64_t dim, bool desc, int64_t k, lm_tens
     for (int j = 0; j < S.nd; j++) rows *= rshape[j];
     int64_t *ix = (int64_t *)scratch, *tix = ix + (n ? n : 1);
     void *gil = rows * n > LM_INDEX_GIL_WORK ? lm_gil_release() : NULL;
-    LM_DISPATCH(self->dtype, T, ,
-        T *key = (T *)(tix + (n ? n : 1)), *tk = key + (n ? n : 1);
-        const T *src = (const T *)lm_bytes(self);
-        T *vp = vals ? (T *)lm_bytes(vals) : NULL;
-        int64_t *ip = (int64_t *)lm_bytes(inds);
-        for (int64_t r = 0; r < rows; r++, lm_next_pos(S.nd, rshape, pos)) {
-            const T *row = src + lm_pos_offset(S.nd, pos, S.strides);
-            for (int64_t i = 0; i < n; i++) { key[i] = row[i * S.strides[d]]; ix[i] = i; }
-            MSORT(T)(key, ix, tk, tix, n, desc);
-            int64_t o = lm_pos_offset(O.nd, pos, O.strides);
-            for (int64_t i = 0; i < k; i++) {
-                ip[o + i * O.strides[d]] = ix[i];
-                if (vp) vp[o + i * O.strides[d]] = key[i];
-            }
-        })
+    switch (self->dtype) { LM_FOR_EACH_DTYPE(SORT_CASE) default: break; }
     lm_gil_reacquire(gil);
     free(scratch);
     if (values) *values = vals;

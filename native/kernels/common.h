@@ -5,17 +5,12 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "dtype.h"   /* generated from dtypes.yaml: LM_LOWEST, LM_HIGHEST, LM_IS_FLOAT per C type */
 
 /* One body serves bool too, where `a * b` and `(b) < 0` are legal but noisy. */
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
 #pragma GCC diagnostic ignored "-Wbool-compare"
 #pragma GCC diagnostic ignored "-Wbool-operation"
-
-#define LM_LOWEST(T) _Generic((T)0, float: -INFINITY, double: -INFINITY, bool: 0, \
-    uint8_t: 0, int32_t: INT32_MIN, int64_t: INT64_MIN)
-#define LM_HIGHEST(T) _Generic((T)0, float: INFINITY, double: INFINITY, bool: 1, \
-    uint8_t: UINT8_MAX, int32_t: INT32_MAX, int64_t: INT64_MAX)
-#define LM_IS_FLOAT(T) _Generic((T)0, float: 1, double: 1, default: 0)
 
 /* float/double math by type; integers go through double */
 #define LM_MATH(fn, x) _Generic((x), float: fn##f((float)(x)), default: fn((double)(x)))

@@ -1,0 +1,117 @@
+"""dtypes.yaml is the one place a dtype is declared: its promotion lattice is
+PyTorch's, and a dtype added to it (in a throwaway copy of the tree) reaches
+every generated place and compiles, with nothing else edited."""
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+import loom
+from codegen import dtypes, model
+from conftest import ROOT
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed: its promotion table is the reference")
+
+INT16 = """
+- name: int16
+  c: int16_t
+  cuda: int16_t
+  category: integral
+  bits: 16
+  signed: true
+  numpy: int16
+  dlpack: [0, 16]
+  aliases: [short]
+  sets: [numeric, integral, integral_and_bool]
+"""
+
+
+def test_promotion_lattice_is_pytorchs():
+    names = [d.name for d in dtypes.TABLE.dtypes]
+    for a in names:
+        for b in names:
+            want = torch.promote_types(getattr(torch, a), getattr(torch, b))
+            got = loom.promote_types(getattr(loom, a), getattr(loom, b))
+            assert got.name == str(want).removeprefix("torch."), (a, b)
+
+
+def test_lattice_rules_for_dtypes_to_come():
+    """The rules promote() encodes, on a table with the dtypes PyTorch has beyond loom's six."""
+    extra = """
+- {name: int8, c: int8_t, cuda: int8_t, category: integral, bits: 8, signed: true, numpy: int8, dlpack: [0, 8]}
+- {name: int16, c: int16_t, cuda: int16_t, category: integral, bits: 16, signed: true, numpy: int16, dlpack: [0, 16]}
+- {name: float16, c: uint16_t, cuda: __half, category: floating, bits: 16, numpy: float16, dlpack: [2, 16]}
+- {name: bfloat16, c: uint16_t, cuda: __nv_bfloat16, category: floating, bits: 16, numpy: bfloat16, dlpack: [4, 16]}
+- {name: complex64, c: float _Complex, cuda: complex64, category: complex, bits: 64, numpy: complex64, dlpack: [5, 64]}
+- {name: complex128, c: double _Complex, cuda: complex128, category: complex, bits: 128, numpy: complex128,
+   dlpack: [5, 128]}
+"""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "dtypes.yaml"
+        p.write_text(dtypes.PATH.read_text() + extra)
+        table = dtypes.load(p)
+    for a in table.names:
+        for b in table.names:
+            want = str(torch.promote_types(getattr(torch, a), getattr(torch, b))).removeprefix("torch.")
+            assert table.promote(a, b) == want, (a, b, table.promote(a, b), want)
+
+
+def test_a_malformed_row_names_its_line(tmp_path):
+    p = tmp_path / "dtypes.yaml"
+    p.write_text(dtypes.PATH.read_text() + "\n- name: int16\n  c: int16_t\n  cuda: int16_t\n  category: intgral\n"
+                 "  bits: 16\n  numpy: int16\n  dlpack: [0, 16]\n")
+    with pytest.raises(Exception, match=r"dtypes.yaml:\d+: category is one of bool, integral, floating, complex"):
+        dtypes.load(p)
+
+
+@pytest.fixture(scope="module")
+def with_int16(tmp_path_factory):
+    """A copy of the generator's inputs with int16 added to dtypes.yaml, generated."""
+    root = tmp_path_factory.mktemp("dtype")
+    for name in ("codegen", "ops", "derivatives", "native", "python"):
+        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "dtypes.yaml").write_text((ROOT / "dtypes.yaml").read_text() + INT16)
+    out = root / "gen"
+    r = subprocess.run([sys.executable, "-m", "codegen", "--out", str(out)], cwd=root, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return root, out
+
+
+def test_a_new_dtype_reaches_every_generated_place(with_int16):
+    root, out = with_int16
+    h = (out / "dtype.h").read_text()
+    assert "LM_INT16 = 6," in h and "LM_NUM_DTYPES = 7" in h and '"int16"' in h
+    assert "LM_DISPATCH_CASE(LM_INT16, int16_t, T, __VA_ARGS__)" in h
+    assert "X(LM_INT16, int16_t, int16)" in h.split("#define LM_FOR_EACH_INTEGRAL(X)")[1].splitlines()[0]
+    assert len(h.split("lm_promote_table[LM_NUM_DTYPES][LM_NUM_DTYPES] = {")[1].split("};")[0].strip().splitlines()) == 7
+    assert "LM_INT16 = 6," in (out / "cdef.h").read_text()   # cffi sees the same enum
+    table = (out / "_dtype_table.py").read_text()
+    assert "('int16', 6, 'integral', 2, 'int16', (0, 16), ('short',), True)" in table
+    assert "short: dtype" in (out / "__init__.pyi").read_text()
+    shards = "".join(p.read_text() for p in out.glob("ops_shard*.c"))
+    assert "add_Tensor_loop_int16" in shards   # `dtypes: all` ops serve it
+    assert "exp_loop_int16" not in shards      # floating-only ops do not
+
+
+def test_a_new_dtype_compiles(with_int16):
+    """Every hand-written C file and the generated dispatch compile against the grown table."""
+    root, out = with_int16
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler on PATH")
+    srcs = sorted((root / "native/core").glob("*.c")) + sorted((root / "native/cpu").glob("*.c"))
+    srcs += sorted(out.glob("ops_shard*.c"))
+    inc = ["-I", str(out), "-I", str(root / "native/core"), "-I", str(root / "native"), "-I", str(root / "native/cpu"),
+           "-I", sysconfig.get_paths()["include"]]
+    r = subprocess.run([cc, "-std=gnu11", "-fsyntax-only", "-fopenmp", "-Werror=implicit-function-declaration",
+                        *inc, *map(str, srcs)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-4000:]
+
+
+def test_the_model_reads_sets_from_the_table():
+    assert model.DTYPE_SETS["all"] == dtypes.TABLE.names
+    assert set(model.DTYPE_SETS["floating"]) == {d.name for d in dtypes.TABLE.dtypes if d.category == "floating"}
