@@ -42,7 +42,7 @@ def params(op):
         elif t.base == "int":
             out.append(f"const int64_t *{n}, int64_t {n}_len" if t.is_list else f"int64_t {n}")
         elif t.base == "Scalar":
-            out.append(f"double {n}_d, int64_t {n}_i, int {n}_k")
+            out.append(f"lm_scalar {n}")
         elif t.base == "float":
             out.append(f"double {n}")
         elif t.base == "bool":
@@ -55,9 +55,8 @@ def params(op):
 
 
 def kernel_params(op):
-    """The C parameters of a hand-written kernel: like params() but Scalars are lm_scalar."""
-    return [f"lm_scalar {a.name}" if a.type.base == "Scalar" else p
-            for a, p in zip(op.schema.args, params(op))]
+    """The C parameters of a hand-written kernel: the entry's."""
+    return params(op)
 
 
 def call_args(op):
@@ -65,9 +64,7 @@ def call_args(op):
     out = []
     for a in op.schema.args:
         t, n = a.type, a.name
-        if t.base == "Scalar":
-            out.append(f"(lm_scalar){{{n}_d, {n}_i, {n}_k}}")
-        elif t.is_list:
+        if t.is_list:
             out.append(f"{n}, {n}_len")
         else:
             out.append(n)
@@ -122,10 +119,7 @@ def ctx_fields(op):
 
 
 def ctx_init(op):
-    vals = []
-    for a in op.ctx_args:
-        vals.append(f"{{{a.name}_d, {a.name}_i, {a.name}_k}}" if a.type.base == "Scalar" else a.name)
-    return ", ".join(vals)
+    return ", ".join(a.name for a in op.ctx_args)
 
 
 def loop_unpack(op):
@@ -194,9 +188,7 @@ def entry_args(op):
     out = []
     for a in op.schema.args:
         t, n = a.type, a.name
-        if t.base == "Scalar":
-            out += [f"{n}_d", f"{n}_i", f"{n}_k"]
-        elif t.is_list:
+        if t.is_list:
             out += [n, f"{n}_len"]
         else:
             out.append(n)

@@ -73,7 +73,9 @@ def _python_context(model):
         for op in group:
             for d in op.operators:
                 dunders.append((op, d, pygen.dunder_kind(d)))
-    return dict(py=py, p=pygen, groups=list(groups.items()), overloaded=[(n, groups[n]) for n in groups if n in overloaded],
+    consts = sorted({pygen.scalar_const(a.default) for op, _, _ in dunders for a in op.ctx_args
+                     if a.type.base == "Scalar" and a.has_default})
+    return dict(py=py, p=pygen, groups=list(groups.items()), scalar_consts=consts, overloaded=[(n, groups[n]) for n in groups if n in overloaded],
                 methods=methods, public=public, dunders=dunders, inplace_overloaded=inplace_overloaded)
 
 

@@ -72,8 +72,8 @@ def convert(op, where):
             cargs.append(f"_int_opt({n}, {name}, {q})" if t.optional else f"_int({n}, {name}, {q})")
         elif t.base == "Scalar":
             fn = "_scalar_opt" if t.optional else "_scalar"
-            stmts.append(f"{n}_d, {n}_i, {n}_k = {fn}({n}, {name}, {q})")
-            cargs += [f"{n}_d", f"{n}_i", f"{n}_k"]
+            stmts.append(f"{n}_s = {fn}({n}, {name}, {q})")
+            cargs.append(f"{n}_s")
         elif t.base == "float":
             cargs.append(f"_float_opt({n}, {name}, {q})" if t.optional else f"_float({n}, {name}, {q})")
         elif t.base == "bool":
@@ -229,17 +229,19 @@ def dunder_parts(op, kind):
     handles = {f"{ins[0]}_h": "o" if kind == "reflected" else "self._h"}
     if len(ins) > 1:
         handles[f"{ins[1]}_h"] = "self._h" if kind == "reflected" else "o"
-    consts = {}
-    for a in op.ctx_args:
-        if a.type.base == "Scalar" and a.has_default:
-            v = a.default
-            kind_ = -1 if v is None else 0 if isinstance(v, bool) else 1 if isinstance(v, int) else 2
-            consts.update({f"{a.name}_d": repr(float(v or 0)), f"{a.name}_i": repr(int(v) if kind_ in (0, 1) else 0),
-                           f"{a.name}_k": repr(kind_)})
-    keep = [st for st in stmts if st.split(" = ")[0] not in handles
-            and not any(st.startswith(f"{a.name}_d, ") for a in op.ctx_args if a.type.base == "Scalar" and a.has_default)]
+    consts = {f"{a.name}_s": scalar_const(a.default)[0] for a in op.ctx_args
+              if a.type.base == "Scalar" and a.has_default}
+    keep = [st for st in stmts if st.split(" = ")[0] not in handles and st.split(" = ")[0] not in consts]
     defaults = [f"{a.name} = {a.default!r}" for a in op.ctx_args if a.type.base != "Scalar"]
     return defaults + keep, [handles.get(x, consts.get(x, x)) for x in cargs]
+
+
+def scalar_const(v):
+    """(module constant name, lm_scalar initializer) for a Scalar default an operator folds in:
+    a prebuilt struct passes to cffi faster than a tuple it must convert."""
+    kind = -1 if v is None else 0 if isinstance(v, bool) else 1 if isinstance(v, int) else 2
+    name = f"_SCALAR_{('none', 'bool', 'int', 'float')[kind + 1]}_{str(v).replace('.', '_').replace('-', 'm')}"
+    return name, (float(v or 0), int(v) if kind in (0, 1) else 0, kind)
 
 
 def returns_self_alias(op):

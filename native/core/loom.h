@@ -26,8 +26,9 @@ typedef enum {
     LM_ERR_OVERFLOW = 8
 } lm_errcode;
 
-/* A Python number crossing into C: kind 0 bool, 1 int, 2 float, -1 None. */
-typedef struct { double d; int64_t i; int kind; } lm_scalar;
+/* A Python number crossing into C, by value: kind 0 bool, 1 int, 2 float, 3 complex (d + im*i), -1 None.
+ * `im` comes last so {d, i, kind} initialisers stay valid. */
+typedef struct { double d; int64_t i; int kind; double im; } lm_scalar;
 
 typedef struct lm_storage {
     void *data;

@@ -165,12 +165,27 @@ def _int_list_opt(x, op, name):
     return (_NULL, -1) if x is None else _int_list(x, op, name)
 
 
+# Scalars go to C as lm_scalar structs by value. cffi converts a tuple to one on
+# every call (~120 ns); a prebuilt struct passes for less than the tuple, so the
+# numbers seen are kept as structs, per class (1 and 1.0 are different scalars).
+_FLOAT_SCALARS, _INT_SCALARS = {}, {}
+
+
+def _scalar_struct(cache, x, init):
+    if len(cache) > 1024:
+        cache.clear()
+    s = cache[x] = ffi.new("lm_scalar *", init)[0]
+    return s
+
+
 def _scalar(x, op, name):
     c = x.__class__
     if c is float:
-        return (x, 0, 2)
+        s = _FLOAT_SCALARS.get(x)
+        return s if s is not None else _scalar_struct(_FLOAT_SCALARS, x, (x, 0, 2))
     if c is int and _INT64_MIN <= x <= _INT64_MAX:
-        return (float(x), x, 1)
+        s = _INT_SCALARS.get(x)
+        return s if s is not None else _scalar_struct(_INT_SCALARS, x, (float(x), x, 1))
     if isinstance(x, Tensor):
         if x.numel() != 1:
             raise ValueError(f"{op}(): argument '{name}' must be a number or a one-element tensor")
