@@ -71,6 +71,17 @@ def call_args(op):
     return out
 
 
+def device_source(op):
+    """The C expression naming the device a hand-written op runs on: its first plain
+    Tensor's, else its `device` argument (factories), else the CPU."""
+    for a in op.schema.args:
+        if a.type.base == "Tensor" and not a.type.optional:
+            return f"({a.name}_len ? {a.name}[0]->device : LM_CPU)" if a.type.is_list else f"{a.name}->device"
+    if op.schema.arg("device") is not None:
+        return "device < 0 ? LM_CPU : device"
+    return "LM_CPU"
+
+
 def kernel_return(op):
     return "int" if op.returns_tuple or op.mutating else "lm_tensor *"
 

@@ -17,7 +17,7 @@
 #define LM_MAX_DIMS 16
 
 /* cdef-begin */
-typedef enum { LM_CPU = 0, LM_CUDA = 1 } lm_device;
+typedef enum { LM_CPU = 0, LM_CUDA = 1, LM_NUM_DEVICES = 2 } lm_device;
 
 /* Error codes map to Python exceptions (see python/loom/_errors.py). */
 typedef enum {

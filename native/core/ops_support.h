@@ -17,7 +17,9 @@ typedef struct {
     const char *name;
     int ninputs;
     lm_promote_rule promote;
-    lm_loop_fn loops[LM_NUM_DTYPES];   /* indexed by compute dtype; NULL = unsupported */
+    /* [device][compute dtype]: the generated loops of each device (a device's runner knows
+     * the signature behind its row; CPU: lm_loop_fn); NULL = unsupported there */
+    lm_loop_fn loops[LM_NUM_DEVICES][LM_NUM_DTYPES];
     int nscalars;                      /* the ctx's lm_scalar fields: each must fit the compute dtype, */
     size_t scalar_offsets[4];          /* and with LM_PROMOTE_SCALARS they take part in promotion */
     /* the kernel header's LM_PW_NAME_CHECK, run on the inputs and the compute dtype
@@ -47,9 +49,9 @@ typedef struct {
     lm_reduce_rule rule;
     bool mean;                         /* divide by the reduced count */
     bool needs_nonempty;               /* no identity: empty reductions are an error */
-    lm_loop_fn loops[LM_NUM_DTYPES];   /* op 0: accumulator (stride 0 = reduce into one) */
-    lm_fill_fn identity[LM_NUM_DTYPES];
-    lm_loop_fn rows[LM_NUM_DTYPES];    /* contiguous rows into a contiguous accumulator */
+    lm_loop_fn loops[LM_NUM_DEVICES][LM_NUM_DTYPES];   /* op 0: accumulator (stride 0 = reduce into one) */
+    lm_fill_fn identity[LM_NUM_DTYPES];   /* the CPU runner's: fill with the identity */
+    lm_loop_fn rows[LM_NUM_DTYPES];       /* the CPU runner's: contiguous rows into a contiguous accumulator */
 } lm_reduce_spec;
 
 /* dims == NULL or ndims < 0: reduce over all dims. dtype < 0: by rule. */
