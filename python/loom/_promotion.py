@@ -4,6 +4,7 @@ from ._C import lib
 from ._args import _tensor_arg
 from ._dtype import BY_CODE, dtype as _dtype_cls
 from ._errors import raise_error
+from ._tensor import _new
 
 
 def result_type(tensor1, tensor2):
@@ -24,10 +25,17 @@ def _dtype_arg(d, fn, name):
 
 def promote_types(type1, type2):
     """The smallest dtype both dtypes convert to without losing range or kind."""
-    from . import empty
-    a = empty(1, dtype=_dtype_arg(type1, "promote_types", "type1"))
-    b = empty(1, dtype=_dtype_arg(type2, "promote_types", "type2"))
+    a = _one_element(_dtype_arg(type1, "promote_types", "type1"))
+    b = _one_element(_dtype_arg(type2, "promote_types", "type2"))
     return result_type(a, b)
+
+
+def _one_element(d):
+    """An uninitialised 1-element tensor of dtype d: dimensioned, so promotion treats it as a tensor."""
+    h = lib.lm_empty_strided(1, [1], [1], d.code, lib.LM_CPU)
+    if not h:
+        raise_error("promote_types")
+    return _new(h)
 
 
 def can_cast(from_, to):

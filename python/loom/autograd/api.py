@@ -1,6 +1,6 @@
 """autograd.backward / autograd.grad and the Tensor autograd surface."""
 from .._C import ffi, lib
-from .._autograd import grad_fn_of, grad_of, init_set_grad, is_leaf, requires_grad_of, set_grad
+from .._autograd import grad_fn_of, grad_of, init_set_grad, is_leaf, requires_grad_of, run, set_grad
 from .._args import _new, _raise
 from .._tensor import GradTensor, Tensor
 from . import engine
@@ -57,7 +57,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             if g is not None:
                 engine._accumulate(x, g, create_graph)
         return
-    engine.run(roots, create_graph if retain_graph is None else retain_graph, create_graph)
+    run(roots, create_graph if retain_graph is None else retain_graph, create_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False):
@@ -75,7 +75,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if meta.accumulator is None:
                 meta.accumulator = AccumulateGrad(x)
             capture[(meta.accumulator, 0)] = i
-    got = engine.run(roots, create_graph if retain_graph is None else retain_graph, create_graph, capture)
+    got = run(roots, create_graph if retain_graph is None else retain_graph, create_graph, capture)
     out = [got.get(i) for i in range(len(inputs))]
     for i, g in enumerate(out):
         if g is None and not allow_unused:

@@ -1,6 +1,7 @@
 """Building the graph as ops run: edges to inputs and attaching a node to
 outputs (both in C, loom._autograd), and the in-place rules. Called only on the generated slow path (an input that
 is not a plain Tensor), so ops on plain tensors never get here."""
+from .. import _ops   # generated; it imports this module, so its names are read at call time
 from .._autograd import attach, edge, make_node  # noqa: F401  (C: the per-op hot path)
 from .._tensor import GradTensor, Tensor
 from .grad_mode import _state, no_grad
@@ -71,7 +72,7 @@ class ViewWriteBackward(Node):
         g_base = None
         if e[0] is not None:
             with no_grad():
-                keep = ones_like(g)
+                keep = _ops.ones_like(g)
                 self.view_fn(keep).fill_(0)
             g_base = g * keep
         return [g_base, g_value]
@@ -113,8 +114,3 @@ def inplace_via_outplace(self, compute, op):
 def out_with_grad(op):
     raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, "
                        f"but one of the arguments requires grad.")
-
-
-def ones_like(t):
-    from .._ops import ones_like as f
-    return f(t)

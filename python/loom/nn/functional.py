@@ -4,7 +4,11 @@ Each function only adapts arguments (PyTorch's Python-level defaults, argument
 order, legacy size_average/reduce, string paddings); the work is the op's."""
 import warnings
 
-import loom as _L   # ops are looked up at call time: the package is still initialising when this imports
+import numpy as np
+
+from .. import _ops as _L   # the generated ops: _L.linear is loom.linear
+from .._C import lib
+from .._tensor import Tensor
 
 
 def _reduction(size_average, reduce, reduction):
@@ -28,7 +32,7 @@ def linear(input, weight, bias=None):
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    if isinstance(input, _L.Tensor) and input.ndim == 3:   # an unbatched (C, H, W) input, as PyTorch accepts
+    if isinstance(input, Tensor) and input.ndim == 3:   # an unbatched (C, H, W) input, as PyTorch accepts
         return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
     if isinstance(padding, str):
         return _conv2d_padding_str(input, weight, bias, stride, padding, dilation, groups)
@@ -41,9 +45,9 @@ def _pair(v):
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """As conv2d over a height of 1 (string paddings included): (N, C, L) or unbatched (C, L)."""
-    if isinstance(input, _L.Tensor) and input.ndim == 2:
+    if isinstance(input, Tensor) and input.ndim == 2:
         return conv1d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
-    if isinstance(padding, str) and isinstance(input, _L.Tensor) and isinstance(weight, _L.Tensor) \
+    if isinstance(padding, str) and isinstance(input, Tensor) and isinstance(weight, Tensor) \
             and input.ndim == 3 and weight.ndim == 3:
         try:
             return conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, _one(stride)), padding,
@@ -58,14 +62,14 @@ def _one(v):
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    if isinstance(input, _L.Tensor) and input.ndim == 3:
+    if isinstance(input, Tensor) and input.ndim == 3:
         return conv_transpose2d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
                                 dilation).squeeze(0)
     return _L.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    if isinstance(input, _L.Tensor) and input.ndim == 2:
+    if isinstance(input, Tensor) and input.ndim == 2:
         return conv_transpose1d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
                                 dilation).squeeze(0)
     return _L.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
@@ -78,7 +82,7 @@ def _conv2d_padding_str(input, weight, bias, stride, padding, dilation, groups):
         raise ValueError(f"conv2d(): invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
     if _pair(stride) != (1, 1):
         raise ValueError("conv2d(): padding='same' is not supported for strided convolutions")
-    if not isinstance(weight, _L.Tensor) or weight.ndim != 4:   # the op reports the bad weight
+    if not isinstance(weight, Tensor) or weight.ndim != 4:   # the op reports the bad weight
         return _L.conv2d(input, weight, bias, 1, 0, dilation, groups)
     totals = [d * (k - 1) for d, k in zip(_pair(dilation), weight.shape[-2:])]
     # PyTorch puts the odd one of an odd total on the bottom/right: that one by pad, the rest by the op
@@ -138,7 +142,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
-    if not isinstance(input, _L.Tensor) or input.ndim not in (2, 3):
+    if not isinstance(input, Tensor) or input.ndim not in (2, 3):
         raise ValueError(f"adaptive_max_pool1d(): expected a 2-D (C, L) or 3-D (N, C, L) input, got "
                          f"{getattr(input, 'ndim', type(input).__name__)}-D")
     v, i = _L.adaptive_max_pool2d(input.unsqueeze(-2), (1, _one(output_size)))
@@ -275,8 +279,6 @@ def _sparse_embedding_unsupported(where):
 def _embedding_renorm_(weight, input, max_norm, norm_type):
     """Rescale, in place and outside autograd, the rows of weight that input looks up whose norm exceeds max_norm
     (PyTorch's embedding_renorm_)."""
-    import numpy as np
-    from .._C import lib
     w = weight.detach().numpy()   # zero-copy view of weight's memory
     rows = np.unique(input.detach().numpy().astype(np.int64).ravel())
     if rows.size == 0:
