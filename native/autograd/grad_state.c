@@ -5,6 +5,7 @@
 #include "autograd.h"
 
 static _Thread_local char grad_disabled;
+static PyObject *zero;   /* the int 0, the one key: compared by identity first */
 
 int lmag_grad_enabled(void) { return !grad_disabled; }
 void lmag_set_grad_enabled(int on) { grad_disabled = !on; }
@@ -20,12 +21,14 @@ static int only_item(PyObject *key) {
 }
 
 static PyObject *state_get(PyObject *self, PyObject *key) {
-    if (key != lmag_zero && only_item(key) < 0) return NULL;
+    if (!zero && !(zero = PyLong_FromLong(0))) return NULL;
+    if (key != zero && only_item(key) < 0) return NULL;
     return PyBool_FromLong(!grad_disabled);
 }
 
 static int state_set(PyObject *self, PyObject *key, PyObject *value) {
-    if (key != lmag_zero && only_item(key) < 0) return -1;
+    if (!zero && !(zero = PyLong_FromLong(0))) return -1;
+    if (key != zero && only_item(key) < 0) return -1;
     if (!value) {
         PyErr_SetString(PyExc_TypeError, "grad mode cannot be deleted");
         return -1;

@@ -4,12 +4,7 @@ shape, and accumulate into leaves (or capture them, for autograd.grad).
 
 The loop is C (loom._autograd.run); this module holds the Python functions it
 calls back: sum_to, _run_hooks and _accumulate."""
-from .. import _autograd
-from .._C import ffi, lib
-from .._autograd import init as _init, init_meta
-from .._dtype import BY_CODE, DEVICES
-from .._tensor import GradTensor, Size, Tensor
-from .node import AccumulateGrad
+from .._tensor import Tensor
 
 
 def sum_to(g, shape):
@@ -44,20 +39,3 @@ def _accumulate(leaf, g, create_graph, owned=False):
         owned = False
     meta.grad = (g if owned else g.clone()) if meta.grad is None else meta.grad + g
 
-
-def _address(h):
-    return int(ffi.cast("uintptr_t", h))
-
-
-def _register():
-    sample = lib.lm_wrapped_scalar(0.0, 0, 2)
-    try:
-        _autograd.init_cdata(sample, int(ffi.cast("uintptr_t", sample)))
-    finally:
-        lib.lm_release(sample)
-    _autograd.init_tensor(int(ffi.cast("uintptr_t", ffi.addressof(lib, "lm_release"))), lib.lm_release)
-    init_meta(Size, BY_CODE, DEVICES)
-    _init(Tensor, GradTensor, AccumulateGrad, _address, _accumulate, _run_hooks, sum_to)
-
-
-_register()
