@@ -9,6 +9,8 @@ import numpy as np
 from .. import _ops as _L   # the generated ops: _L.linear is loom.linear
 from .._C import lib
 from .._tensor import Tensor
+from ._functional_resize import interpolate, pixel_shuffle, pixel_unshuffle, upsample, upsample_bilinear, \
+    upsample_nearest  # noqa: F401  (re-exported: torch.nn.functional has them)
 
 
 def _reduction(size_average, reduce, reduction):
@@ -156,10 +158,6 @@ def adaptive_avg_pool2d(input, output_size):
     return _L.adaptive_avg_pool2d(input, size)
 
 
-from ._functional_resize import interpolate, upsample, upsample_nearest, upsample_bilinear, pixel_shuffle, \
-    pixel_unshuffle   # noqa: E402  (re-exported: torch.nn.functional has them)
-
-
 # ---- activations ----
 def relu(input, inplace=False):
     return input.relu_() if inplace else _L.relu(input)
@@ -224,12 +222,76 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _L.log_softmax(input, dim, dtype)
 
 
+def relu6(input, inplace=False):
+    return _inplace(input, "relu6") if inplace else _L.relu6(input)
+
+
+def hardsigmoid(input, inplace=False):
+    return _inplace(input, "hardsigmoid") if inplace else _L.hardsigmoid(input)
+
+
+def hardswish(input, inplace=False):
+    return _inplace(input, "hardswish") if inplace else _L.hardswish(input)
+
+
+def mish(input, inplace=False):
+    return _inplace(input, "mish") if inplace else _L.mish(input)
+
+
+def logsigmoid(input):
+    return _L.logsigmoid(input)
+
+
+def softsign(input):
+    return _L.softsign(input)
+
+
+def tanhshrink(input):
+    return _L.tanhshrink(input)
+
+
+def glu(input, dim=-1):
+    return _L.glu(input, dim)
+
+
+def prelu(input, weight):
+    return _L.prelu(input, weight)
+
+
+# ---- dropout ----
 def dropout(input, p=0.5, training=True, inplace=False):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if inplace:
         return input.copy_(_L.dropout(input, p, training))
     return _L.dropout(input, p, training)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels (dim 1 of (N, C, H, W); a 3-D input is taken as (N, C, L), as PyTorch now does)
+    with probability p, scaling the rest by 1 / (1 - p)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will result "
+                      "in an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
+                      "inputs).", stacklevel=2)
+    elif input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                      "dropout1d instead.", stacklevel=2)
+    if not training or p == 0.0 or input.ndim < 2:
+        return input
+    if p == 1.0:
+        out = input * 0.0
+    else:
+        keep = _L.rand(list(input.shape[:2]) + [1] * (input.ndim - 2), dtype=input.dtype) >= p
+        out = input * (keep * (1.0 / (1.0 - p))).to(input.dtype)
+    return input.copy_(out) if inplace else out
 
 
 # ---- normalisation ----
@@ -356,69 +418,6 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                                _reduction(size_average, reduce, reduction))
 
 
-def relu6(input, inplace=False):
-    return _inplace(input, "relu6") if inplace else _L.relu6(input)
-
-
-def hardsigmoid(input, inplace=False):
-    return _inplace(input, "hardsigmoid") if inplace else _L.hardsigmoid(input)
-
-
-def hardswish(input, inplace=False):
-    return _inplace(input, "hardswish") if inplace else _L.hardswish(input)
-
-
-def mish(input, inplace=False):
-    return _inplace(input, "mish") if inplace else _L.mish(input)
-
-
-def logsigmoid(input):
-    return _L.logsigmoid(input)
-
-
-def softsign(input):
-    return _L.softsign(input)
-
-
-def tanhshrink(input):
-    return _L.tanhshrink(input)
-
-
-def glu(input, dim=-1):
-    return _L.glu(input, dim)
-
-
-def prelu(input, weight):
-    return _L.prelu(input, weight)
-
-
-def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels (dim 1 of (N, C, H, W); a 3-D input is taken as (N, C, L), as PyTorch now does)
-    with probability p, scaling the rest by 1 / (1 - p)."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if input.ndim not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will result "
-                      "in an error in a future release. To retain the behavior and silence this warning, please use "
-                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
-                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
-                      "inputs).", stacklevel=2)
-    elif input.ndim == 3:
-        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
-                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
-                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
-                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
-                      "dropout1d instead.", stacklevel=2)
-    if not training or p == 0.0 or input.ndim < 2:
-        return input
-    if p == 1.0:
-        out = input * 0.0
-    else:
-        keep = _L.rand(list(input.shape[:2]) + [1] * (input.ndim - 2), dtype=input.dtype) >= p
-        out = input * (keep * (1.0 / (1.0 - p))).to(input.dtype)
-    return input.copy_(out) if inplace else out
-
-
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     _warn_size_mismatch(input, target)
     return _L.smooth_l1_loss(input, target, _reduction(size_average, reduce, reduction), beta)
@@ -448,6 +447,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _L.kl_div(input, target, reduction, log_target=log_target)
 
 
+# ---- distances ----
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return _L.cosine_similarity(x1, x2, dim, eps)
 
