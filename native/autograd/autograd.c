@@ -8,9 +8,10 @@
  * several times the op itself on small tensors. The formulas (node.backward),
  * hooks and the rare paths stay in Python and are called from here.
  *
- * Each type has its own file and header: tensor_base (loom.Tensor's C base,
- * through which this module reads a tensor), meta, node, engine, grad_state.
- * This file includes them all and nothing includes it. */
+ * Each part has its own file and header: tensor_base (loom.Tensor's C base,
+ * through which this module reads a tensor), meta, node, engine; grad mode
+ * (grad_state.c) is declared in autograd.h. This file includes them all and
+ * nothing includes it. */
 #include "engine.h"
 #include "meta.h"
 #include "node.h"
@@ -156,6 +157,9 @@ static PyMethodDef methods[] = {
     {"init", (PyCFunction)(void (*)(void))py_init, METH_VARARGS | METH_KEYWORDS,
      "init(*, Tensor, GradTensor, tensor_ptr_type, release_address, AccumulateGrad, accumulate, run_hooks, "
      "sum_to, set_grad, Size, dtypes, devices): the Python side, once"},
+    {"grad_enabled", (PyCFunction)(void (*)(void))lmag_py_grad_enabled, METH_FASTCALL,
+     "grad_enabled(): whether ops record the graph on this thread"},
+    {"set_grad_enabled", lmag_py_set_grad_enabled, METH_O, "set_grad_enabled(on): this thread's grad mode"},
     {"edge", py_edge, METH_O, "edge(x): where x's gradient goes, or None"},
     {"save", lmag_save, METH_O, "save(t): t and its storage version, for Node.unpack"},
     {"save_meta", lmag_save_meta, METH_O, "save_meta(t): t's shape, dtype, ndim and device, without t"},
@@ -176,15 +180,14 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_autograd", NULL, -1
 
 PyMODINIT_FUNC PyInit__autograd(void) {
     if (PyType_Ready(&lmag_MetaType) < 0 || PyType_Ready(&lmag_NodeType) < 0 || PyType_Ready(&lmag_SavedMetaType) < 0 ||
-        PyType_Ready(&lmag_TensorBaseType) < 0 || PyType_Ready(&lmag_GradStateType) < 0)
+        PyType_Ready(&lmag_TensorBaseType) < 0)
         return NULL;
     if (!(empty_tuple = PyTuple_New(0))) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     if (PyModule_AddObjectRef(m, "AutogradMeta", (PyObject *)&lmag_MetaType) < 0 ||
         PyModule_AddObjectRef(m, "NodeBase", (PyObject *)&lmag_NodeType) < 0 ||
-        PyModule_AddObjectRef(m, "TensorBase", (PyObject *)&lmag_TensorBaseType) < 0 ||
-        PyModule_AddObjectRef(m, "GradState", (PyObject *)&lmag_GradStateType) < 0) {
+        PyModule_AddObjectRef(m, "TensorBase", (PyObject *)&lmag_TensorBaseType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -10,8 +10,10 @@
 
 #include "loom.h"
 
-extern PyTypeObject lmag_GradStateType;
-int lmag_grad_enabled(void);                   /* this thread's grad mode (grad_state.c) */
+/* this thread's grad mode (grad_state.c), for C and as the module's functions */
+int lmag_grad_enabled(void);
 void lmag_set_grad_enabled(int on);
+PyObject *lmag_py_grad_enabled(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+PyObject *lmag_py_set_grad_enabled(PyObject *mod, PyObject *on);
 
 #endif

@@ -1,9 +1,9 @@
 """autograd.backward / autograd.grad and the Tensor autograd surface."""
 from .._C import ffi, lib
 from .._autograd import grad_fn_of, grad_of, init, is_leaf, requires_grad_of, run, set_grad
-from .._args import _new, _raise
+from .._args import _raise
 from .._dtype import BY_CODE, DEVICES
-from .._tensor import GradTensor, Size, Tensor
+from .._tensor import GradTensor, Size, Tensor, _new
 from . import engine
 from .node import AccumulateGrad, AutogradMeta
 

@@ -3,7 +3,7 @@ results are differentiable again (double backward)."""
 from .. import _ops as lm
 from .._dtype import bool_ as _bool   # private names: _nodes star-imports this module
 from .engine import sum_to as _sum_to
-from .grad_mode import _state as _grad_state
+from .grad_mode import grad_enabled as _grad_enabled
 
 
 def _dims(dim, ndim):
@@ -158,7 +158,7 @@ def linear_grads(grad, input, weight, mask):
     """(d input, d weight, d bias) of linear, those in mask: one linear_backward call, or the
     separate ops when the formulas build a graph of their own (create_graph), as that kernel
     has no derivative."""
-    if not _grad_state[0]:
+    if not _grad_enabled():
         return lm.linear_backward(grad, input, weight, *mask)
     return (grad.matmul(weight) if mask[0] else None, linear_weight_backward(grad, input) if mask[1] else None,
             linear_bias_backward(grad) if mask[2] else None)

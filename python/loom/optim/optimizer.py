@@ -6,6 +6,7 @@ once over flat buffers that hold the state of every parameter of a group
 (see _flat.py). Per-op Python overhead dominates small models, so the fused
 path turns ~10 ops per parameter into ~10 ops per group plus two per parameter."""
 import copy
+import warnings
 from collections import defaultdict
 
 from .._dtype import float32
@@ -102,7 +103,6 @@ class Optimizer:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
             param_group.setdefault(name, default)
         if len({id(p) for p in params}) != len(params):
-            import warnings
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
                           "cause an error", stacklevel=3)
         seen = {id(p) for g in self.param_groups for p in g["params"]}
