@@ -125,8 +125,7 @@ def jvp_expr(d):
 
 def is_view_op(d):
     """Ops whose result aliases self (Tensor(a) -> Tensor(a)): in-place writes to it are refused."""
-    from .pygen import returns_self_alias
-    return returns_self_alias(d.op) and d.op.name not in ("to", "contiguous")
+    return d.op.schema.returns_self_alias and d.op.name not in ("to", "contiguous")
 
 
 def view_fn_expr(d):

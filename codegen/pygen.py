@@ -245,8 +245,5 @@ def scalar_const(v):
 
 
 def returns_self_alias(op):
-    """A return annotated with self's alias (Tensor(a)) may be self itself."""
-    first = op.schema.args[0] if op.schema.args else None
-    ret = op.schema.returns[0] if len(op.schema.returns) == 1 else None
-    return (first is not None and first.name == "self" and first.type.alias and ret is not None
-            and ret.type.alias == first.type.alias and not ret.type.mutable)
+    """A return annotated with self's alias (Tensor(a)) may be self itself (Schema.returns_self_alias)."""
+    return op.schema.returns_self_alias

@@ -95,6 +95,14 @@ class Schema:
     def mutates(self):
         return [a for a in self.args if a.type.mutable]
 
+    @property
+    def returns_self_alias(self):
+        """A return annotated with self's alias (Tensor(a)) may be self itself."""
+        first = self.args[0] if self.args else None
+        ret = self.returns[0] if len(self.returns) == 1 else None
+        return (first is not None and first.name == "self" and bool(first.type.alias) and ret is not None
+                and ret.type.alias == first.type.alias and not ret.type.mutable)
+
     @classmethod
     def parse(cls, text):
         m = re.match(r"^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z0-9_]+))?\s*\((.*)\)\s*->\s*(.+?)\s*$", text, re.S)

@@ -1,89 +1,23 @@
 /* loom._autograd: the per-op autograd work in C — the metadata a tensor in
  * the graph carries (meta.c), the node base class (node.c), the tensor base
  * (tensor_base.c), the backward engine's loop (engine.c) and, here, recording
- * (edges, input shapes, attaching a node to results) and the module.
+ * (edges, input shapes, attaching a node to results) and the module with
+ * its one init().
  *
  * Why C: recording in Python cost ~2.5 us per op and the engine ~2 us per node,
  * several times the op itself on small tensors. The formulas (node.backward),
  * hooks and the rare paths stay in Python and are called from here.
  *
- * Tensors reach this module as loom Tensor objects whose `_h` is a cffi
- * pointer to an lm_tensor. Reading the pointer through cffi's object layout
- * is verified once at init; if the layout ever differs, a Python function
- * gives the address instead (slower, same results). */
-#include "autograd.h"
+ * Each part has its own file and header: tensor_base (loom.Tensor's C base,
+ * through which this module reads a tensor), meta, node, engine; grad mode
+ * (grad_state.c) is declared in autograd.h. This file includes them all and
+ * nothing includes it. */
+#include "engine.h"
+#include "meta.h"
+#include "node.h"
+#include "tensor_base.h"
 
-#include <structmember.h>
-#include <string.h>
-
-typedef struct { PyObject_HEAD void *c_type; char *c_data; } CDataLayout;
-
-PyTypeObject *lmag_Tensor, *lmag_GradTensor;
-PyObject *lmag_AccumulateGrad, *lmag_accumulate, *lmag_run_hooks, *lmag_sum_to, *lmag_zero;
-PyObject *lmag_s_ag, *lmag_s_backward, *lmag_s_release, *lmag_s_n_outputs, *lmag_s_variable;
-static PyObject *py_address, *s_h, *empty_tuple;
-static int cdata_direct;
-static PyTypeObject *cdata_type;
-
-/* ------------------------------------------------------------------ tensors */
-
-/* x's lm_tensor, or NULL with an exception set */
-/* Tensor's two __slots__, read at the offsets their descriptors give (found
- * at init): the generic attribute lookup cost more than the rest of a read */
-static Py_ssize_t h_offset = -1, ag_offset = -1;
-
-#define SLOT(x, off) (*(PyObject **)((char *)(x) + (off)))
-
-static Py_ssize_t slot_offset(const char *name) {
-    PyObject *d = PyObject_GetAttrString((PyObject *)lmag_Tensor, name);
-    Py_ssize_t off = -1;
-    if (d && Py_TYPE(d) == &PyMemberDescr_Type) {
-        PyMemberDef *md = ((PyMemberDescrObject *)d)->d_member;
-        if (md->type == T_OBJECT_EX && !(md->flags & READONLY)) off = md->offset;
-    }
-    Py_XDECREF(d);
-    PyErr_Clear();
-    return off;
-}
-
-lm_tensor *lmag_cdata_pointer(PyObject *h) {
-    return cdata_direct && Py_TYPE(h) == cdata_type ? (lm_tensor *)((CDataLayout *)h)->c_data : NULL;
-}
-
-lm_tensor *lmag_handle(PyObject *x) {
-    PyObject *h;
-    if (h_offset >= 0 && PyObject_TypeCheck(x, lmag_Tensor)) {
-        h = SLOT(x, h_offset);
-        if (!h) { PyErr_SetString(PyExc_AttributeError, "loom autograd: tensor without a handle"); return NULL; }
-        Py_INCREF(h);
-    } else if (!(h = PyObject_GetAttr(x, s_h))) {
-        return NULL;
-    }
-    lm_tensor *t = lmag_cdata_pointer(h);
-    if (!t) {
-        PyObject *a = PyObject_CallOneArg(py_address, h);
-        t = a ? (lm_tensor *)PyLong_AsVoidPtr(a) : NULL;
-        Py_XDECREF(a);
-    }
-    Py_DECREF(h);
-    if (!t && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "loom autograd: tensor without a handle");
-    return t;
-}
-
-/* x's AutogradMeta (borrowed), or NULL without an exception when x has none.
- * Plain Tensors never carry one: that is what lets ops on them skip autograd. */
-Meta *lmag_meta(PyObject *x, int *err) {
-    *err = 0;
-    if (Py_TYPE(x) == lmag_Tensor || !PyObject_TypeCheck(x, lmag_Tensor)) return NULL;
-    PyObject *m;
-    if (ag_offset >= 0) {
-        m = SLOT(x, ag_offset);   /* borrowed: x keeps it alive */
-    } else {
-        if (lookup_attr(x, lmag_s_ag, &m) < 0) { *err = 1; return NULL; }
-        Py_XDECREF(m);
-    }
-    return m && Py_TYPE(m) == &lmag_MetaType ? (Meta *)m : NULL;
-}
+static PyObject *empty_tuple;
 
 /* where x's gradient goes: (grad_fn, output_nr), (accumulator, 0), or None */
 static PyObject *edge_of(PyObject *x) {
@@ -188,13 +122,8 @@ static int attach_one(PyObject *t, PyObject *node, Py_ssize_t nr) {
     Meta *m = lmag_meta_new(1, node, nr);
     if (!m) return -1;
     if (old && old->fw_grad) m->fw_grad = Py_NewRef(old->fw_grad);   /* a forward-mode tangent set earlier */
-    if (ag_offset >= 0) {
-        Py_XSETREF(SLOT(t, ag_offset), (PyObject *)m);
-        return 0;
-    }
-    int rc = PyObject_SetAttr(t, lmag_s_ag, (PyObject *)m);
-    Py_DECREF(m);
-    return rc;
+    Py_XSETREF(((TensorObj *)t)->ag, (PyObject *)m);
+    return 0;
 }
 
 /* attach(t, node, output_nr=0): t becomes output output_nr of node */
@@ -206,47 +135,36 @@ static PyObject *py_attach(PyObject *mod, PyObject *const *args, Py_ssize_t narg
     return Py_NewRef(args[0]);
 }
 
-static PyObject *py_init(PyObject *mod, PyObject *args) {
-    if (!PyArg_ParseTuple(args, "O!O!OOOOO:init", &PyType_Type, &lmag_Tensor, &PyType_Type, &lmag_GradTensor,
-                          &lmag_AccumulateGrad, &py_address, &lmag_accumulate, &lmag_run_hooks,
-                          &lmag_sum_to))
+/* init(...): the Python collaborators, registered once for the process, by keyword */
+static PyObject *py_init(PyObject *mod, PyObject *args, PyObject *kw) {
+    static char *names[] = {"Tensor", "GradTensor", "tensor_ptr_type", "release_address", "AccumulateGrad",
+                            "accumulate", "run_hooks", "sum_to", "set_grad", "Size", "dtypes", "devices", NULL};
+    PyObject *tensor, *grad_tensor, *ptr_type, *release, *acc_grad, *accumulate, *run_hooks, *sum_to, *set_grad,
+             *size, *dtypes, *devices;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "$OOOOOOOOOOOO:init", names, &tensor, &grad_tensor, &ptr_type,
+                                     &release, &acc_grad, &accumulate, &run_hooks, &sum_to, &set_grad, &size,
+                                     &dtypes, &devices))
         return NULL;
-    if (lmag_Tensor->tp_basicsize != lmag_GradTensor->tp_basicsize) {
-        PyErr_SetString(PyExc_TypeError, "init: GradTensor must add no slots to Tensor");
+    if (lmag_tensor_base_init(tensor, grad_tensor, ptr_type, release) < 0 ||
+        lmag_engine_init(acc_grad, accumulate, run_hooks, sum_to) < 0)
         return NULL;
-    }
-    PyObject *objs[] = {(PyObject *)lmag_Tensor, (PyObject *)lmag_GradTensor, lmag_AccumulateGrad, py_address, lmag_accumulate, lmag_run_hooks, lmag_sum_to};
-    for (size_t i = 0; i < sizeof objs / sizeof *objs; i++) Py_INCREF(objs[i]);   /* kept for the process */
-    h_offset = slot_offset("_h");
-    ag_offset = slot_offset("_ag");
+    lmag_meta_init(set_grad);
+    lmag_node_init(size, dtypes, devices);
     Py_RETURN_NONE;
 }
 
-/* init_cdata(sample, its_address): whether a handle's pointer can be read
- * straight from cffi's object (checked on a handle as ops return them) */
-static PyObject *py_init_cdata(PyObject *mod, PyObject *args) {
-    PyObject *sample, *addr;
-    if (!PyArg_ParseTuple(args, "OO:init_cdata", &sample, &addr)) return NULL;
-    void *want = PyLong_AsVoidPtr(addr);
-    if (!want && PyErr_Occurred()) return NULL;
-    cdata_type = (PyTypeObject *)Py_NewRef(Py_TYPE(sample));
-    cdata_direct = Py_TYPE(sample)->tp_basicsize >= (Py_ssize_t)sizeof(CDataLayout) &&
-                   ((CDataLayout *)sample)->c_data == (char *)want;
-    return PyBool_FromLong(cdata_direct);
-}
-
 static PyMethodDef methods[] = {
-    {"init", py_init, METH_VARARGS, "init(Tensor, GradTensor, AccumulateGrad, address_fn, "
-                                    "accumulate_fn, run_hooks_fn, sum_to_fn)"},
-    {"init_cdata", py_init_cdata, METH_VARARGS, "init_cdata(sample_handle, its_address)"},
-    {"init_tensor", lmag_init_tensor, METH_VARARGS, "init_tensor(lm_release_address, lm_release)"},
+    {"init", (PyCFunction)(void (*)(void))py_init, METH_VARARGS | METH_KEYWORDS,
+     "init(*, Tensor, GradTensor, tensor_ptr_type, release_address, AccumulateGrad, accumulate, run_hooks, "
+     "sum_to, set_grad, Size, dtypes, devices): the Python side, once"},
+    {"grad_enabled", (PyCFunction)(void (*)(void))lmag_py_grad_enabled, METH_FASTCALL,
+     "grad_enabled(): whether ops record the graph on this thread"},
+    {"set_grad_enabled", lmag_py_set_grad_enabled, METH_O, "set_grad_enabled(on): this thread's grad mode"},
     {"edge", py_edge, METH_O, "edge(x): where x's gradient goes, or None"},
     {"save", lmag_save, METH_O, "save(t): t and its storage version, for Node.unpack"},
     {"save_meta", lmag_save_meta, METH_O, "save_meta(t): t's shape, dtype, ndim and device, without t"},
-    {"init_meta", lmag_init_meta, METH_VARARGS, "init_meta(Size, dtypes_by_code, devices_by_code)"},
     {"grad_of", lmag_grad_of, METH_O, "Tensor.grad"},
     {"set_grad", (PyCFunction)(void (*)(void))lmag_set_grad, METH_FASTCALL, "Tensor.grad = value"},
-    {"init_set_grad", lmag_init_set_grad, METH_O, "init_set_grad(fn): the setter for tensors without metadata"},
     {"grad_fn_of", lmag_grad_fn_of, METH_O, "Tensor.grad_fn"},
     {"requires_grad_of", lmag_requires_grad_of, METH_O, "Tensor.requires_grad"},
     {"is_leaf", lmag_is_leaf, METH_O, "Tensor.is_leaf"},
@@ -262,20 +180,14 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_autograd", NULL, -1
 
 PyMODINIT_FUNC PyInit__autograd(void) {
     if (PyType_Ready(&lmag_MetaType) < 0 || PyType_Ready(&lmag_NodeType) < 0 || PyType_Ready(&lmag_SavedMetaType) < 0 ||
-        PyType_Ready(&lmag_TensorBaseType) < 0 || PyType_Ready(&lmag_GradStateType) < 0)
+        PyType_Ready(&lmag_TensorBaseType) < 0)
         return NULL;
-    if (!(lmag_zero = PyLong_FromLong(0))) return NULL;
-    const char *names[] = {"_ag", "_h", "backward", "release", "n_outputs", "variable"};
-    PyObject **slots[] = {&lmag_s_ag, &s_h, &lmag_s_backward, &lmag_s_release, &lmag_s_n_outputs, &lmag_s_variable};
-    for (int i = 0; i < 6; i++)
-        if (!(*slots[i] = PyUnicode_InternFromString(names[i]))) return NULL;
     if (!(empty_tuple = PyTuple_New(0))) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     if (PyModule_AddObjectRef(m, "AutogradMeta", (PyObject *)&lmag_MetaType) < 0 ||
         PyModule_AddObjectRef(m, "NodeBase", (PyObject *)&lmag_NodeType) < 0 ||
-        PyModule_AddObjectRef(m, "TensorBase", (PyObject *)&lmag_TensorBaseType) < 0 ||
-        PyModule_AddObjectRef(m, "GradState", (PyObject *)&lmag_GradStateType) < 0) {
+        PyModule_AddObjectRef(m, "TensorBase", (PyObject *)&lmag_TensorBaseType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -2,11 +2,31 @@
  * order, sum the gradients arriving at each node output, let the node's
  * generated backward (Python) turn them into input gradients, reduce
  * broadcast ones to the input's shape, and hand leaves theirs.
- * Called by loom.autograd.engine.run, which documents the arguments. */
-#include "autograd.h"
+ * Python calls it as loom._autograd.run (see lmag_run below for the arguments). */
+#include "engine.h"
+
+#include "meta.h"
+#include "node.h"
+#include "tensor_base.h"
+
+PyObject *lmag_AccumulateGrad;
+static PyObject *py_accumulate, *py_run_hooks, *py_sum_to;   /* loom.autograd.engine's _accumulate, _run_hooks, sum_to */
+static PyObject *s_backward, *s_release, *s_n_outputs, *s_variable;   /* interned attribute names */
+
+int lmag_engine_init(PyObject *accumulate_grad, PyObject *accumulate, PyObject *run_hooks, PyObject *sum_to) {
+    const char *names[] = {"backward", "release", "n_outputs", "variable"};
+    PyObject **slots[] = {&s_backward, &s_release, &s_n_outputs, &s_variable};
+    for (int i = 0; i < 4; i++)
+        if (!*slots[i] && !(*slots[i] = PyUnicode_InternFromString(names[i]))) return -1;
+    Py_XSETREF(lmag_AccumulateGrad, Py_NewRef(accumulate_grad));
+    Py_XSETREF(py_accumulate, Py_NewRef(accumulate));
+    Py_XSETREF(py_run_hooks, Py_NewRef(run_hooks));
+    Py_XSETREF(py_sum_to, Py_NewRef(sum_to));
+    return 0;
+}
 
 static Py_ssize_t n_outputs(PyObject *node) {
-    PyObject *v = PyObject_GetAttr(node, lmag_s_n_outputs);
+    PyObject *v = PyObject_GetAttr(node, s_n_outputs);
     if (!v) return -1;
     Py_ssize_t n = PyLong_AsSsize_t(v);
     Py_DECREF(v);
@@ -112,7 +132,7 @@ static int owned(PyObject *g) {
 }
 
 static int accumulate(PyObject *node, PyObject *g, int create_graph) {
-    PyObject *leaf = PyObject_GetAttr(node, lmag_s_variable);
+    PyObject *leaf = PyObject_GetAttr(node, s_variable);
     if (!leaf) return -1;
     int err, rc = -1, own = owned(g);
     Meta *m = lmag_meta(leaf, &err);
@@ -123,7 +143,7 @@ static int accumulate(PyObject *node, PyObject *g, int create_graph) {
         if (sum) Py_XSETREF(m->grad, sum);
         rc = sum ? 0 : -1;
     } else if (!err) {
-        PyObject *r = PyObject_CallFunction(lmag_accumulate, "OOOO", leaf, g, create_graph ? Py_True : Py_False,
+        PyObject *r = PyObject_CallFunction(py_accumulate, "OOOO", leaf, g, create_graph ? Py_True : Py_False,
                                             own ? Py_True : Py_False);
         rc = r ? 0 : -1;
         Py_XDECREF(r);
@@ -148,7 +168,7 @@ static int has_shape(PyObject *g, PyObject *shape) {
 
 /* the gradients a node passes on: node.backward(grads), or NULL */
 static PyObject *call_backward(PyObject *node, PyObject *grads, Py_ssize_t n_edges) {
-    PyObject *out = PyObject_CallMethodOneArg(node, lmag_s_backward, grads);
+    PyObject *out = PyObject_CallMethodOneArg(node, s_backward, grads);
     if (!out) return NULL;
     PyObject *seq = PySequence_Fast(out, "autograd: a node's backward must return a sequence");
     Py_DECREF(out);
@@ -172,7 +192,7 @@ static int process(PyObject *node, PyObject *buffers, PyObject *deps, PyObject *
     if (!is_node(node)) { PyErr_SetString(PyExc_TypeError, "autograd: not a Node"); goto done; }
     PyObject *hooks = ((NodeObj *)node)->pre_hooks;
     if (hooks && hooks != Py_None && PyObject_IsTrue(hooks)) {
-        PyObject *r = PyObject_CallFunctionObjArgs(lmag_run_hooks, node, grads, NULL);
+        PyObject *r = PyObject_CallFunctionObjArgs(py_run_hooks, node, grads, NULL);
         if (!r) goto done;
         Py_DECREF(r);
     }
@@ -202,7 +222,7 @@ static int process(PyObject *node, PyObject *buffers, PyObject *deps, PyObject *
     for (Py_ssize_t i = 0; i < ng; i++) any |= PyList_GET_ITEM(grads, i) != Py_None;
     if (any && !(inputs = call_backward(node, grads, ne))) goto done;
     if (!retain) {
-        PyObject *r = PyObject_CallMethodNoArgs(node, lmag_s_release);
+        PyObject *r = PyObject_CallMethodNoArgs(node, s_release);
         if (!r) goto done;
         Py_DECREF(r);
     }
@@ -218,7 +238,7 @@ static int process(PyObject *node, PyObject *buffers, PyObject *deps, PyObject *
                               ? PyList_GET_ITEM(shapes, k) : Py_None;
             int fits = shape == Py_None || has_shape(g, shape);
             if (fits < 0) goto done;
-            g = fits ? Py_NewRef(g) : PyObject_CallFunctionObjArgs(lmag_sum_to, g, shape, NULL);
+            g = fits ? Py_NewRef(g) : PyObject_CallFunctionObjArgs(py_sum_to, g, shape, NULL);
             if (!g) goto done;
             PyObject *buf = buffer_of(buffers, child);
             int bad = !buf || add_into(buf, nr, g) < 0;
@@ -241,6 +261,9 @@ done:
     return rc;
 }
 
+/* run(roots, retain_graph, create_graph, capture=None): roots are [(node,
+ * output_nr, grad)]; capture is {(node, output_nr): slot} for autograd.grad,
+ * and run returns {slot: grad}; without it, leaves accumulate. */
 PyObject *lmag_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs < 3 || nargs > 4) {
         PyErr_SetString(PyExc_TypeError, "run(roots, retain_graph, create_graph, capture=None)");

@@ -1,7 +1,7 @@
 /* Grad mode, per thread as in PyTorch: a thread that enters no_grad (a data
  * loader, an evaluation thread) must not stop another thread's recording.
- * Python reads and writes it as `_state[0]`, the one-item list it replaces, so
- * the generated ops keep their single subscript; every thread starts enabled. */
+ * Every thread starts enabled. Python reads it on every op call with
+ * grad_enabled() (METH_FASTCALL: the interpreter specialises the call). */
 #include "autograd.h"
 
 static _Thread_local char grad_disabled;
@@ -9,46 +9,19 @@ static _Thread_local char grad_disabled;
 int lmag_grad_enabled(void) { return !grad_disabled; }
 void lmag_set_grad_enabled(int on) { grad_disabled = !on; }
 
-static int only_item(PyObject *key) {
-    Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
-    if (i == -1 && PyErr_Occurred()) return -1;
-    if (i != 0 && i != -1) {
-        PyErr_SetString(PyExc_IndexError, "grad mode has one item: [0]");
-        return -1;
+/* grad_enabled(): this thread's grad mode */
+PyObject *lmag_py_grad_enabled(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs) {
+        PyErr_SetString(PyExc_TypeError, "grad_enabled() takes no arguments");
+        return NULL;
     }
-    return 0;
+    return Py_NewRef(grad_disabled ? Py_False : Py_True);
 }
 
-static PyObject *state_get(PyObject *self, PyObject *key) {
-    if (key != lmag_zero && only_item(key) < 0) return NULL;
-    return PyBool_FromLong(!grad_disabled);
+/* set_grad_enabled(on): set this thread's grad mode (any truthy value enables) */
+PyObject *lmag_py_set_grad_enabled(PyObject *mod, PyObject *on) {
+    int b = PyObject_IsTrue(on);
+    if (b < 0) return NULL;
+    grad_disabled = !b;
+    Py_RETURN_NONE;
 }
-
-static int state_set(PyObject *self, PyObject *key, PyObject *value) {
-    if (key != lmag_zero && only_item(key) < 0) return -1;
-    if (!value) {
-        PyErr_SetString(PyExc_TypeError, "grad mode cannot be deleted");
-        return -1;
-    }
-    int on = PyObject_IsTrue(value);
-    if (on < 0) return -1;
-    grad_disabled = !on;
-    return 0;
-}
-
-static Py_ssize_t state_len(PyObject *self) { return 1; }
-
-static PyObject *state_repr(PyObject *self) { return PyUnicode_FromFormat("[%s]", grad_disabled ? "False" : "True"); }
-
-static PyMappingMethods state_mapping = {state_len, state_get, state_set};
-
-PyTypeObject lmag_GradStateType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "loom._autograd.GradState",
-    .tp_basicsize = sizeof(PyObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "This thread's grad mode as item 0: read by every op, set by no_grad and friends.",
-    .tp_as_mapping = &state_mapping,
-    .tp_repr = state_repr,
-    .tp_new = PyType_GenericNew,
-};

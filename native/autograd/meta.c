@@ -1,10 +1,21 @@
 /* AutogradMeta, the metadata a tensor taking part in autograd carries, and
  * the Tensor properties that read it (grad, grad_fn, requires_grad, is_leaf). */
-#include "autograd.h"
+#include "meta.h"
+
+#include "tensor_base.h"
 
 #include <structmember.h>
 
 /* ------------------------------------------------------------------ AutogradMeta */
+
+/* x's AutogradMeta (borrowed), or NULL without an exception when x has none.
+ * Plain Tensors never carry one: that is what lets ops on them skip autograd. */
+Meta *lmag_meta(PyObject *x, int *err) {
+    *err = 0;
+    if (Py_TYPE(x) == lmag_Tensor || !PyObject_TypeCheck(x, &lmag_TensorBaseType)) return NULL;
+    PyObject *m = ((TensorObj *)x)->ag;   /* borrowed: x keeps it alive */
+    return m && Py_TYPE(m) == &lmag_MetaType ? (Meta *)m : NULL;
+}
 
 Meta *lmag_meta_new(int requires_grad, PyObject *grad_fn, Py_ssize_t output_nr) {
     Meta *m = PyObject_GC_New(Meta, &lmag_MetaType);
@@ -116,9 +127,8 @@ PyObject *lmag_set_grad(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) 
     Py_RETURN_NONE;
 }
 
-PyObject *lmag_init_set_grad(PyObject *mod, PyObject *fn) {
-    Py_XSETREF(py_set_grad_slow, Py_NewRef(fn));
-    Py_RETURN_NONE;
+void lmag_meta_init(PyObject *set_grad_slow) {
+    Py_XSETREF(py_set_grad_slow, Py_NewRef(set_grad_slow));
 }
 
 PyObject *lmag_grad_fn_of(PyObject *mod, PyObject *t) {

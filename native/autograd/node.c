@@ -1,7 +1,9 @@
 /* The node base class (edges, broadcast shapes, hooks, release and the
  * checked unpacking of saved tensors) and what nodes save: a tensor with its
  * version (save) or only its metadata (SavedMeta, save_meta). */
-#include "autograd.h"
+#include "node.h"
+
+#include "tensor_base.h"
 
 #include <string.h>
 #include <structmember.h>
@@ -192,13 +194,10 @@ PyObject *lmag_save_meta(PyObject *mod, PyObject *t) {
     return (PyObject *)m;
 }
 
-PyObject *lmag_init_meta(PyObject *mod, PyObject *args) {
-    PyObject *size, *dtypes, *devices;
-    if (!PyArg_ParseTuple(args, "OOO:init_meta", &size, &dtypes, &devices)) return NULL;
+void lmag_node_init(PyObject *size, PyObject *dtypes, PyObject *devices) {
     Py_XSETREF(meta_size_type, Py_NewRef(size));
     Py_XSETREF(meta_dtypes, Py_NewRef(dtypes));
     Py_XSETREF(meta_devices, Py_NewRef(devices));
-    Py_RETURN_NONE;
 }
 
 /* save(t): (t, its storage version) for a Tensor, (t, None) for anything else, None for None */

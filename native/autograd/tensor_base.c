@@ -1,18 +1,76 @@
 /* loom._autograd.TensorBase: the C base of loom.Tensor. It holds the two
  * slots every tensor has (_h, the cffi handle; _ag, the autograd metadata)
  * and drops the handle's C reference in its dealloc. A Python __del__ did
- * that before, at ~0.2 us per tensor: a noticeable part of a small op. */
-#include "autograd.h"
+ * that before, at ~0.2 us per tensor: a noticeable part of a small op.
+ *
+ * The lm_tensor behind _h is read through cffi's exported C API (the table
+ * in the capsule _cffi_backend._C_API that every compiled cffi module uses,
+ * entry 11: _cffi_to_c_pointer), never through cffi's object layout. */
+#include "tensor_base.h"
 
 #include <structmember.h>
 
-typedef struct {
-    PyObject_HEAD
-    PyObject *h, *ag, *weakrefs;
-} TensorObj;
+PyTypeObject *lmag_Tensor, *lmag_GradTensor;
 
-static void (*release_fn)(lm_tensor *);   /* lm_release in loom._C, set by init_tensor */
-static PyObject *py_release;              /* the same through cffi, for a handle of another layout */
+typedef char *(*to_c_pointer_fn)(PyObject *, PyObject *ctype);
+enum { CFFI_TO_C_POINTER = 11 };          /* _cffi_include.h: _cffi_to_c_pointer is _cffi_exports[11] */
+static to_c_pointer_fn to_c_pointer;      /* cffi's conversion of a cdata to a C pointer of a ctype */
+static PyObject *ptr_type;                /* ffi.typeof("lm_tensor *") */
+static void (*release_fn)(lm_tensor *);   /* lm_release in loom._C */
+static PyObject *s_h;
+
+/* h's pointer; NULL with an exception set when h is no lm_tensor * (NULL without one for ffi.NULL) */
+static lm_tensor *pointer_of(PyObject *h) {
+    if (!to_c_pointer) {
+        PyErr_SetString(PyExc_RuntimeError, "loom autograd: used before loom._autograd.init");
+        return NULL;
+    }
+    return (lm_tensor *)to_c_pointer(h, ptr_type);
+}
+
+lm_tensor *lmag_handle(PyObject *x) {
+    PyObject *h;
+    if (PyObject_TypeCheck(x, &lmag_TensorBaseType)) {
+        h = Py_XNewRef(((TensorObj *)x)->h);
+        if (!h) { PyErr_SetString(PyExc_AttributeError, "loom autograd: tensor without a handle"); return NULL; }
+    } else if (!(h = PyObject_GetAttr(x, s_h))) {
+        return NULL;
+    }
+    lm_tensor *t = pointer_of(h);
+    Py_DECREF(h);
+    if (!t && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "loom autograd: tensor without a handle");
+    return t;
+}
+
+int lmag_tensor_base_init(PyObject *tensor, PyObject *grad_tensor, PyObject *type, PyObject *release_address) {
+    if (!PyType_Check(tensor) || !PyType_IsSubtype((PyTypeObject *)tensor, &lmag_TensorBaseType) ||
+        !PyType_Check(grad_tensor) || !PyType_IsSubtype((PyTypeObject *)grad_tensor, (PyTypeObject *)tensor)) {
+        PyErr_SetString(PyExc_TypeError, "init: Tensor must subclass TensorBase, and GradTensor Tensor");
+        return -1;
+    }
+    if (((PyTypeObject *)tensor)->tp_basicsize != ((PyTypeObject *)grad_tensor)->tp_basicsize) {
+        PyErr_SetString(PyExc_TypeError, "init: GradTensor must add no slots to Tensor");
+        return -1;
+    }
+    void *release = PyLong_AsVoidPtr(release_address);
+    if (!release) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "init: lm_release's address is NULL");
+        return -1;
+    }
+    PyObject *backend = PyImport_ImportModule("_cffi_backend");
+    PyObject *capsule = backend ? PyObject_GetAttrString(backend, "_C_API") : NULL;
+    void **exports = capsule ? PyCapsule_GetPointer(capsule, "cffi") : NULL;
+    Py_XDECREF(capsule);
+    Py_XDECREF(backend);
+    if (!exports) return -1;
+    if (!s_h && !(s_h = PyUnicode_InternFromString("_h"))) return -1;
+    to_c_pointer = (to_c_pointer_fn)exports[CFFI_TO_C_POINTER];
+    Py_XSETREF(ptr_type, Py_NewRef(type));
+    release_fn = (void (*)(lm_tensor *))release;
+    Py_XSETREF(lmag_Tensor, (PyTypeObject *)Py_NewRef(tensor));
+    Py_XSETREF(lmag_GradTensor, (PyTypeObject *)Py_NewRef(grad_tensor));
+    return 0;
+}
 
 static int Tensor_traverse(TensorObj *t, visitproc visit, void *arg) {
     Py_VISIT(t->ag);   /* a node it points to may have saved this tensor */
@@ -30,14 +88,9 @@ static int Tensor_clear(TensorObj *t) {
 static void release_handle(PyObject *h) {
     PyObject *et = NULL, *ev = NULL, *tb = NULL;
     if (PyErr_Occurred()) PyErr_Fetch(&et, &ev, &tb);
-    lm_tensor *p = lmag_cdata_pointer(h);
-    if (p && release_fn) {
-        release_fn(p);
-    } else if (py_release) {
-        PyObject *r = PyObject_CallOneArg(py_release, h);
-        if (!r) PyErr_WriteUnraisable(h);
-        Py_XDECREF(r);
-    }
+    lm_tensor *p = release_fn ? pointer_of(h) : NULL;   /* before init no tensor exists to release */
+    if (p) release_fn(p);
+    else if (PyErr_Occurred()) PyErr_WriteUnraisable(h);
     if (et) PyErr_Restore(et, ev, tb);
 }
 
@@ -73,14 +126,3 @@ PyTypeObject lmag_TensorBaseType = {
     .tp_clear = (inquiry)Tensor_clear,
     .tp_members = Tensor_members,
 };
-
-/* init_tensor(release_address, release_fn): lm_release's C address and its cffi wrapper */
-PyObject *lmag_init_tensor(PyObject *mod, PyObject *args) {
-    PyObject *addr, *fn;
-    if (!PyArg_ParseTuple(args, "OO:init_tensor", &addr, &fn)) return NULL;
-    void *p = PyLong_AsVoidPtr(addr);
-    if (!p && PyErr_Occurred()) return NULL;
-    release_fn = (void (*)(lm_tensor *))p;
-    Py_XSETREF(py_release, Py_NewRef(fn));
-    Py_RETURN_NONE;
-}

@@ -4,7 +4,8 @@
 #include <string.h>
 #include "loom.h"
 
-/* cffi releases the GIL around calls, so refcounts must be atomic. */
+/* Atomic refcounts: kernels release the GIL (lm_gil_release), so other
+ * threads may retain and release tensors meanwhile. */
 void lm_retain(lm_tensor *t) { __atomic_add_fetch(&t->refcount, 1, __ATOMIC_RELAXED); }
 
 /* Small storages carry their data in the same block (one malloc, not two). */

@@ -6,27 +6,17 @@
 #include "loom.h"
 #include "loom_ops.h"
 #include "conv_run.h"
+#include "int_pair.h"
 
-/* int[2] arguments: one value means both (as PyTorch); empty means the fallback */
 typedef lm_conv_geom geom;
-
-static int pair(const char *name, const int64_t *v, int64_t n, const int64_t *fallback, int64_t out[2], int64_t min) {
-    if (n == 0 && fallback) { out[0] = fallback[0]; out[1] = fallback[1]; }
-    else if (n == 1) out[0] = out[1] = v[0];
-    else if (n == 2) { out[0] = v[0]; out[1] = v[1]; }
-    else return lm_set_error(LM_ERR_VALUE, "%s must be an int or a pair of ints, got %lld values", name, (long long)n);
-    if (out[0] < min || out[1] < min)
-        return lm_set_error(LM_ERR_VALUE, "%s must be %s, got (%lld, %lld)", name, min ? "positive" : "non-negative",
-                            (long long)out[0], (long long)out[1]);
-    return 0;
-}
 
 static int make_geom(geom *G, const int64_t *in, const int64_t *wt, const int64_t *stride, int64_t stride_len,
                      const int64_t *padding, int64_t padding_len, const int64_t *dilation, int64_t dilation_len,
                      int64_t groups) {
     int64_t s[2], p[2], d[2];
-    if (pair("stride", stride, stride_len, NULL, s, 1) || pair("padding", padding, padding_len, NULL, p, 0) ||
-        pair("dilation", dilation, dilation_len, NULL, d, 1))
+    if (lm_int_pair("stride", stride, stride_len, NULL, s, 1) ||
+        lm_int_pair("padding", padding, padding_len, NULL, p, 0) ||
+        lm_int_pair("dilation", dilation, dilation_len, NULL, d, 1))
         return -1;
     if (groups < 1) return lm_set_error(LM_ERR_VALUE, "groups must be positive, got %lld", (long long)groups);
     G->N = in[0]; G->C = in[1]; G->H = in[2]; G->W = in[3];

@@ -8,19 +8,9 @@
 #include "loom.h"
 #include "loom_ops.h"
 #include "iter.h"
+#include "int_pair.h"
 
 typedef struct { int64_t planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw; int ndim; } pgeom;
-
-static int pair(const char *name, const int64_t *v, int64_t n, const int64_t *fallback, int64_t out[2], int64_t min) {
-    if (n == 0 && fallback) { out[0] = fallback[0]; out[1] = fallback[1]; }
-    else if (n == 1) out[0] = out[1] = v[0];
-    else if (n == 2) { out[0] = v[0]; out[1] = v[1]; }
-    else return lm_set_error(LM_ERR_VALUE, "%s must be an int or a pair of ints, got %lld values", name, (long long)n);
-    if (out[0] < min || out[1] < min)
-        return lm_set_error(LM_ERR_VALUE, "%s must be %s, got (%lld, %lld)", name, min ? "positive" : "non-negative",
-                            (long long)out[0], (long long)out[1]);
-    return 0;
-}
 
 static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
     int64_t span = in + 2 * p - d * (k - 1) - 1;
@@ -45,8 +35,8 @@ static int window_geom(const lm_tensor *t, pgeom *G, const int64_t *ks, int64_t 
                        int64_t st_len, const int64_t *pd, int64_t pd_len, const int64_t *dl, int64_t dl_len,
                        bool ceil_mode) {
     int64_t k[2], s[2], p[2], d[2] = {1, 1};
-    if (planes_of(t, G) || pair("kernel_size", ks, ks_len, NULL, k, 1) || pair("stride", st, st_len, k, s, 1) ||
-        pair("padding", pd, pd_len, NULL, p, 0) || (dl && pair("dilation", dl, dl_len, NULL, d, 1)))
+    if (planes_of(t, G) || lm_int_pair("kernel_size", ks, ks_len, NULL, k, 1) ||
+        lm_int_pair("stride", st, st_len, k, s, 1) || lm_int_pair("padding", pd, pd_len, NULL, p, 0) || (dl && lm_int_pair("dilation", dl, dl_len, NULL, d, 1)))
         return -1;
     if (p[0] * 2 > k[0] || p[1] * 2 > k[1])
         return lm_set_error(LM_ERR_VALUE, "pad should be at most half of effective kernel size, but got pad=(%lld, %lld) "
@@ -318,7 +308,7 @@ static int adaptive(const pgeom *G, int dtype, const char *src, char *dst, bool 
 lm_tensor *lm_cpu_adaptive_avg_pool2d(lm_tensor *self, const int64_t *output_size, int64_t output_size_len) {
     pgeom G;
     int64_t os[2];
-    if (planes_of(self, &G) || pair("output_size", output_size, output_size_len, NULL, os, 1)) return NULL;
+    if (planes_of(self, &G) || lm_int_pair("output_size", output_size, output_size_len, NULL, os, 1)) return NULL;
     G.OH = os[0];
     G.OW = os[1];
     lm_tensor *x = lm_contiguous(self), *out = pooled(self, &G, self->dtype);
@@ -356,7 +346,7 @@ int lm_cpu_adaptive_max_pool2d(lm_tensor *self, const int64_t *output_size, int6
     int64_t os[2];
     if (self->ndim != 3 && self->ndim != 4)
         return lm_set_error(LM_ERR_VALUE, "expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got %d-D", self->ndim);
-    if (pair("output_size", output_size, output_size_len, NULL, os, 0)) return -1;
+    if (lm_int_pair("output_size", output_size, output_size_len, NULL, os, 0)) return -1;
     int64_t H = self->shape[self->ndim - 2], W = self->shape[self->ndim - 1];
     if (os[0] < 1 || os[1] < 1 || H < 1 || W < 1) {
         char shp[128] = "[";

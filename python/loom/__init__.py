@@ -21,6 +21,7 @@ from ._errors import LoomValueError, LoomTypeError, LoomIndexError, LoomZeroDivi
 from ._ops import *  # noqa: F401,F403  (every function declared in ops.yaml)
 from . import _ops
 from ._multi import *  # noqa: F401,F403  (split, chunk, unbind, meshgrid, ...: several results)
+from . import _indexing  # noqa: F401  (installs Tensor.__getitem__/__setitem__, built on the ops)
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from .autograd.api import install as _install_autograd
@@ -32,25 +33,7 @@ globals().update(_dtype.NAMES)
 
 __version__ = "0.1.0"
 
-
-def manual_seed(seed):
-    """Seed loom's random number generator."""
-    _lib.lm_manual_seed(seed & 0xFFFFFFFFFFFFFFFF)
-
-
-def get_num_threads():
-    return _lib.lm_get_num_threads()
-
-
-def set_num_threads(n):
-    _lib.lm_set_num_threads(n)
-
-
-def set_parallel_threshold(n):
-    """Ops over fewer elements than this run on one thread (default 2**18)."""
-    _lib.lm_set_parallel_threshold(n)
-
-
+from ._runtime import manual_seed, get_num_threads, set_num_threads, set_parallel_threshold  # noqa: E402
 from . import optim, utils  # noqa: E402  (pure Python over the ops above)
 from . import linalg  # noqa: E402
 from .linalg import tensor_norm as norm, allclose  # noqa: E402  (Python: their p/result are no schema types)

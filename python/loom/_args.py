@@ -9,19 +9,12 @@ import numpy as np
 from ._C import ffi, lib
 from ._dtype import FROM_PYTHON, device, dtype
 from ._errors import raise_error as _raise
-from ._tensor import Tensor
+from ._numpy import as_tensor
+from ._tensor import Tensor, _new, _object_new  # noqa: F401  (_object_new: re-exported to the generated ops)
 
 _NULL = ffi.NULL
-_object_new = Tensor.__new__   # the C base's: a Tensor with no handle yet
 _INT64_MIN = -(2 ** 63)
 _INT64_MAX = 2 ** 63 - 1
-
-
-def _new(h):
-    """Wrap a new C reference (the Tensor's __del__ releases it)."""
-    t = _object_new(Tensor)
-    t._h = h
-    return t
 
 
 def _type_error(op, name, want, got):
@@ -78,7 +71,6 @@ def _tensor_arg_or_none(x):
     if isinstance(x, (Number, np.bool_, np.number)) and not isinstance(x, complex):
         return _wrap_number(x)
     if isinstance(x, np.ndarray):   # ndarray + Tensor lands in Tensor.__radd__ (__array_priority__)
-        from ._numpy import as_tensor
         t = as_tensor(x)
         lib.lm_retain(t._h)   # before `t` dies and drops its own reference
         return ffi.gc(t._h, lib.lm_release)   # owned by the caller's local for the call

@@ -27,8 +27,9 @@ class LoomOverflowError(OverflowError, RuntimeError):
     pass
 
 
-EXCEPTIONS = {1: LoomTypeError, 2: LoomValueError, 3: LoomIndexError, 4: RuntimeError,
-              5: MemoryError, 6: NotImplementedError, 7: LoomZeroDivisionError, 8: LoomOverflowError}
+EXCEPTIONS = {lib.LM_ERR_TYPE: LoomTypeError, lib.LM_ERR_VALUE: LoomValueError, lib.LM_ERR_INDEX: LoomIndexError,
+              lib.LM_ERR_RUNTIME: RuntimeError, lib.LM_ERR_MEMORY: MemoryError, lib.LM_ERR_NOTIMPL: NotImplementedError,
+              lib.LM_ERR_ZERODIV: LoomZeroDivisionError, lib.LM_ERR_OVERFLOW: LoomOverflowError}
 
 
 def raise_error(op):

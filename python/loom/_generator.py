@@ -8,7 +8,9 @@ import os
 
 import numpy as np
 
-from ._dtype import device as _device
+from ._dtype import device as _device, int64, uint8
+from ._numpy import tensor
+from ._ops import randint
 
 _DEFAULT_SEED = 67280421310721   # PyTorch's default initial seed
 _MASK = 0xFFFFFFFFFFFFFFFF
@@ -41,8 +43,6 @@ class Generator:
 
     def get_state(self):
         """The generator's state as a uint8 tensor (for set_state)."""
-        from ._numpy import tensor
-        from ._dtype import uint8
         blob = json.dumps({"seed": self._seed, "state": self._rng.bit_generator.state}).encode()
         return tensor(np.frombuffer(blob, dtype=np.uint8).copy(), dtype=uint8)
 
@@ -79,7 +79,6 @@ def _seed_from(generator):
     """A seed drawn from `generator`, or from loom's global generator when None (so loom.manual_seed fixes it)."""
     if generator is not None:
         return int(generator._integers(2 ** 62, None))
-    from . import randint, int64
     return int(randint(0, 2 ** 62, (), dtype=int64).item())
 
 

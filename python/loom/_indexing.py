@@ -8,8 +8,13 @@ import re
 import numpy as np
 
 from ._C import ffi, lib
+from ._dtype import int64
 from ._errors import LoomIndexError, raise_error, renamed
-from ._tensor import Tensor
+from ._numpy import tensor
+from ._ops import arange, full, index, index_put_, nonzero
+from ._tensor import Tensor, _new
+from .autograd import indexing
+from .autograd.graph import needs_grad
 
 
 def _view_for(t, key, op="__getitem__"):
@@ -67,10 +72,8 @@ def _as_index(k, op):
     if isinstance(k, Tensor):
         t = k
     else:
-        from ._numpy import tensor
         if isinstance(k, list) and not k:
-            from ._dtype import BY_CODE
-            return tensor([], dtype=BY_CODE[3])   # int64
+            return tensor([], dtype=int64)
         try:
             t = tensor(k)
         except (TypeError, ValueError) as e:
@@ -84,7 +87,6 @@ def _as_index(k, op):
 def _advanced_plan(t, key, op):
     """(view, dims, indices, front): the basic view of t under key, the dims of that view
     indexed by `indices` (int64 tensors), and whether the result's broadcast dims go first."""
-    from ._ops import arange, nonzero
     basic, adv = [], []   # adv: (position in basic key, int index tensor or mask)
     for k in key:
         if k is Ellipsis or k is None or isinstance(k, slice) or not _is_advanced(k):
@@ -151,7 +153,6 @@ def _result_perm(nb, ndim, dims, front):
 
 
 def advanced_getitem(t, key, op="__getitem__"):
-    from ._ops import index
     view, dims, indices, front = _advanced_plan(t, key, op)
     try:
         r = index(_to_front(view, dims), indices)
@@ -163,17 +164,14 @@ def advanced_getitem(t, key, op="__getitem__"):
 
 
 def advanced_setitem(t, key, value, op="__setitem__"):
-    from ._ops import index_put_
     view, dims, indices, front = _advanced_plan(t, key, op)
     v = value
     if isinstance(v, (bool, int, float)):   # a number is range-checked against t's dtype, as by fill_
-        from ._ops import full
         try:
             v = full((), v, dtype=t.dtype)
         except OverflowError as e:
             raise renamed(e, op) from None
     elif not isinstance(v, Tensor):
-        from ._numpy import tensor
         v = tensor(v, dtype=t.dtype)
     if v.dtype != t.dtype:
         v = v.to(t.dtype)
@@ -218,7 +216,6 @@ def _broadcast_value(v, shape, op):
 
 
 def getitem(t, key, op="__getitem__"):
-    from ._args import _new
     if _is_advanced(key) or isinstance(key, tuple) and any(_is_advanced(k) for k in key):
         return advanced_getitem(t, key if isinstance(key, tuple) else (key,), op)
     shape, strides, offset = _view_for(t, key, op)
@@ -227,7 +224,6 @@ def getitem(t, key, op="__getitem__"):
         raise_error(op)
     r = _new(h)
     if t.__class__ is not Tensor and op == "__getitem__":
-        from .autograd import indexing
         if indexing.enabled() and getattr(t, "_ag", None) is not None:
             return indexing.record_getitem(t, key, r)
     return r
@@ -256,15 +252,17 @@ def setitem(t, key, value):
             except OverflowError as e:
                 raise renamed(e, "__setitem__") from None
         else:
-            from ._numpy import tensor
             view.copy_(tensor(value))
     _write_with_grad(t, key, value, write)
 
 
 def _write_with_grad(t, key, value, write):
     if t.__class__ is not Tensor or (isinstance(value, Tensor) and value.__class__ is not Tensor):
-        from .autograd import indexing
-        from .autograd.graph import needs_grad
         if indexing.enabled() and needs_grad(t, value):
             return indexing.setitem_with_grad(t, key, value, write)
     write()
+
+
+# installed here, as _ops installs the methods: Tensor itself knows no feature above it
+Tensor.__getitem__ = getitem
+Tensor.__setitem__ = setitem

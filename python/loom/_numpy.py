@@ -6,7 +6,7 @@ import numpy as np
 from ._C import ffi, lib
 from ._dtype import FROM_PYTHON, dtype as _dtype_cls, from_numpy_dtype
 from ._errors import LoomOverflowError, raise_error
-from ._tensor import Tensor
+from ._tensor import Tensor, _new
 
 # Arrays lent to C storages, by key; the storage's deleter drops the entry.
 _lent = {}
@@ -20,7 +20,6 @@ def lm_py_release(ctx):
 
 def from_numpy(a):
     """A tensor sharing `a`'s memory: writes through either are seen by both."""
-    from ._args import _new
     if not isinstance(a, np.ndarray):
         raise TypeError(f"from_numpy(): expected np.ndarray (got {type(a).__name__})")
     if not a.dtype.isnative:
@@ -160,3 +159,10 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+
+
+def _reduce_tensor(self):
+    return (tensor, (self.numpy().copy(),))
+
+
+Tensor.__reduce__ = _reduce_tensor   # installed here, as _ops installs the methods: pickling rebuilds through tensor()

@@ -29,6 +29,7 @@ def promote_types(type1, type2):
     return BY_CODE[PROMOTE[a.code][b.code]]
 
 
+
 def can_cast(from_, to):
     """Whether PyTorch's casting rules allow an op computing in from_ to write into to (no float
     into an integer, no number into bool)."""

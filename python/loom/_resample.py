@@ -2,6 +2,9 @@
 as PyTorch's CPU kernels do - in float32 for float32 inputs - so that the picked pixels agree exactly."""
 import numpy as np
 
+from ._nsizes import ntuple
+from ._numpy import from_numpy
+
 
 def _scale(n_in, n_out, scale, dt):
     """Input pixels per output pixel: 1/scale when the caller's scale_factor is passed on, else the size ratio."""
@@ -38,7 +41,6 @@ def linear_source(n_in, n_out, scale, align_corners, double):
 
 
 def _sizes(x, output_size):
-    from ._nsizes import ntuple
     if x.ndim not in (3, 4):
         raise ValueError(f"expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got {x.ndim}-D")
     size = ntuple(output_size, 2, "upsample", "output_size")
@@ -50,7 +52,6 @@ def _sizes(x, output_size):
 
 def upsample_nearest(x, output_size, scales, exact):
     """x with the pixels nearest_source picks along H, then W (an index_select each, so autograd comes free)."""
-    from ._numpy import from_numpy
     out = x
     for dim, n_out, scale in zip((-2, -1), _sizes(x, output_size), scales):
         if n_out != x.shape[dim] or exact:
@@ -61,7 +62,6 @@ def upsample_nearest(x, output_size, scales, exact):
 
 def upsample_linear(x, output_size, align_corners, scales):
     """Separable linear interpolation: along H, then W, each output a weighted sum of two gathered rows/columns."""
-    from ._numpy import from_numpy
     out = x
     for dim, n_out, scale in zip((-2, -1), _sizes(x, output_size), scales):
         i0, i1, l0, l1 = linear_source(x.shape[dim], n_out, scale, align_corners, x.dtype.itemsize == 8)

@@ -5,7 +5,8 @@ import numpy as np
 
 from . import _autograd
 from ._C import ffi, lib
-from ._dtype import BY_CODE, DEVICES
+from ._dims import wrap_dim
+from ._dtype import BY_CODE, DEVICES, bool_, float32, float64, int32, int64, uint8
 from ._errors import raise_error
 
 
@@ -20,19 +21,6 @@ class Size(tuple):
 
     def __repr__(self):
         return f"loom.Size({list(self)})"
-
-
-def _init_handles():
-    """Tell the C base how to read and drop a handle: checked on one made as ops make them."""
-    sample = lib.lm_wrapped_scalar(0.0, 0, 2)
-    try:
-        _autograd.init_cdata(sample, int(ffi.cast("uintptr_t", sample)))
-    finally:
-        lib.lm_release(sample)
-    _autograd.init_tensor(int(ffi.cast("uintptr_t", ffi.addressof(lib, "lm_release"))), lib.lm_release)
-
-
-_init_handles()
 
 
 class Tensor(_autograd.TensorBase):
@@ -53,12 +41,12 @@ class Tensor(_autograd.TensorBase):
 
     def size(self, dim=None):
         shape = self.shape
-        return shape if dim is None else shape[_wrap(dim, len(shape))]
+        return shape if dim is None else shape[wrap_dim(dim, len(shape))]
 
     def stride(self, dim=None):
         h = self._h
         st = tuple(ffi.unpack(h.strides, h.ndim))
-        return st if dim is None else st[_wrap(dim, len(st))]
+        return st if dim is None else st[wrap_dim(dim, len(st))]
 
     @property
     def dtype(self):
@@ -102,7 +90,7 @@ class Tensor(_autograd.TensorBase):
 
     @property
     def is_cuda(self):
-        return self._h.device == 1
+        return self._h.device == lib.LM_CUDA
 
     def is_floating_point(self):
         return self.dtype.is_floating_point
@@ -155,7 +143,7 @@ class Tensor(_autograd.TensorBase):
     @property
     def __array_interface__(self):
         h = self._h
-        if h.device != 0:
+        if h.device != lib.LM_CPU:
             raise TypeError("can't convert a cuda tensor to numpy; use .cpu() first")
         item = self.dtype.itemsize
         return {
@@ -173,7 +161,7 @@ class Tensor(_autograd.TensorBase):
     # ---- DLPack: zero-copy exchange with PyTorch, JAX, CuPy, ... (NumPy's implementation, as
     # loom's CPU memory already is a NumPy array's) ----
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        if self._h.device != 0:
+        if self._h.device != lib.LM_CPU:
             raise BufferError("__dlpack__: only CPU tensors can be exported; use .cpu() first")
         if self.requires_grad:
             raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
@@ -183,7 +171,7 @@ class Tensor(_autograd.TensorBase):
         return self.numpy().__dlpack__(**kwargs)
 
     def __dlpack_device__(self):
-        return (1, 0) if self._h.device == 0 else (2, 0)   # kDLCPU / kDLCUDA
+        return (1, 0) if self._h.device == lib.LM_CPU else (2, 0)   # kDLCPU / kDLCUDA
 
     def __repr__(self):
         a = self.numpy()
@@ -207,22 +195,22 @@ class Tensor(_autograd.TensorBase):
 
     # ---- conveniences over generated ops ----
     def float(self):
-        return self.to(BY_CODE[4])
+        return self.to(float32)
 
     def double(self):
-        return self.to(BY_CODE[5])
+        return self.to(float64)
 
     def long(self):
-        return self.to(BY_CODE[3])
+        return self.to(int64)
 
     def int(self):
-        return self.to(BY_CODE[2])
+        return self.to(int32)
 
     def bool(self):
-        return self.to(BY_CODE[0])
+        return self.to(bool_)
 
     def byte(self):
-        return self.to(BY_CODE[1])
+        return self.to(uint8)
 
     def type_as(self, other):
         return self.to(other.dtype)
@@ -241,18 +229,6 @@ class Tensor(_autograd.TensorBase):
     def mT(self):
         return self.transpose(-2, -1)
 
-    def __getitem__(self, key):
-        from ._indexing import getitem
-        return getitem(self, key)
-
-    def __setitem__(self, key, value):
-        from ._indexing import setitem
-        setitem(self, key, value)
-
-    def __reduce__(self):
-        from ._numpy import tensor
-        return (tensor, (self.numpy().copy(),))
-
 
 class GradTensor(Tensor):
     """A Tensor taking part in autograd. Generated op functions test
@@ -261,8 +237,11 @@ class GradTensor(Tensor):
     __slots__ = ()
 
 
-def _wrap(dim, n):
-    if not -max(n, 1) <= dim < max(n, 1):
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(n, 1)}, {max(n, 1) - 1}], "
-                         f"but got {dim})")
-    return dim % max(n, 1)
+_object_new = Tensor.__new__   # the C base's: a Tensor with no handle yet
+
+
+def _new(h):
+    """Wrap a new C reference (TensorBase's dealloc releases it)."""
+    t = _object_new(Tensor)
+    t._h = h
+    return t

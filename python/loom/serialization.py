@@ -19,7 +19,9 @@ from collections import OrderedDict
 import numpy as np
 
 from ._dtype import BY_CODE, dtype as _dtype_cls
+from ._numpy import from_numpy
 from ._tensor import Tensor
+from .nn.parameter import Parameter
 
 __all__ = ["save", "load", "SerializationError", "FORMAT_VERSION"]
 
@@ -216,7 +218,6 @@ def _check_entry(r, i, e, data_bytes):
 
 
 def _read_tensors(r, entries, data_bytes):
-    from ._numpy import from_numpy
     out, pos = [], 0
     for i, e in enumerate(entries):
         dt, shape, offset, nbytes = _check_entry(r, i, e, data_bytes)
@@ -244,10 +245,6 @@ def _read_tensors(r, entries, data_bytes):
 
 
 def _as_parameter(t):
-    try:
-        from .nn import Parameter
-    except ImportError:   # loom.nn not available: keep a leaf tensor that requires grad
-        return t.requires_grad_(True)
     return Parameter(t)
 
 

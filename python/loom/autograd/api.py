@@ -1,8 +1,9 @@
 """autograd.backward / autograd.grad and the Tensor autograd surface."""
 from .._C import ffi, lib
-from .._autograd import grad_fn_of, grad_of, init_set_grad, is_leaf, requires_grad_of, set_grad
-from .._args import _new, _raise
-from .._tensor import GradTensor, Tensor
+from .._autograd import grad_fn_of, grad_of, init, is_leaf, requires_grad_of, run, set_grad
+from .._args import _raise
+from .._dtype import BY_CODE, DEVICES
+from .._tensor import GradTensor, Size, Tensor, _new
 from . import engine
 from .node import AccumulateGrad, AutogradMeta
 
@@ -57,7 +58,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             if g is not None:
                 engine._accumulate(x, g, create_graph)
         return
-    engine.run(roots, create_graph if retain_graph is None else retain_graph, create_graph)
+    run(roots, create_graph if retain_graph is None else retain_graph, create_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False):
@@ -75,7 +76,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if meta.accumulator is None:
                 meta.accumulator = AccumulateGrad(x)
             capture[(meta.accumulator, 0)] = i
-    got = engine.run(roots, create_graph if retain_graph is None else retain_graph, create_graph, capture)
+    got = run(roots, create_graph if retain_graph is None else retain_graph, create_graph, capture)
     out = [got.get(i) for i in range(len(inputs))]
     for i, g in enumerate(out):
         if g is None and not allow_unused:
@@ -197,4 +198,11 @@ def install(T):
     T.retain_grad = retain_grad
 
 
-init_set_grad(_set_grad)
+
+# The C side's Python collaborators, registered once: the tensor classes and how to read
+# and drop a handle; the leaf node and the engine's Python steps; Tensor.grad's slow setter;
+# the Size, dtype and device objects a SavedMeta hands back
+init(Tensor=Tensor, GradTensor=GradTensor, tensor_ptr_type=ffi.typeof("lm_tensor *"),
+     release_address=int(ffi.cast("uintptr_t", ffi.addressof(lib, "lm_release"))),
+     AccumulateGrad=AccumulateGrad, accumulate=engine._accumulate, run_hooks=engine._run_hooks,
+     sum_to=engine.sum_to, set_grad=_set_grad, Size=Size, dtypes=BY_CODE, devices=DEVICES)

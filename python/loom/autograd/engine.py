@@ -1,10 +1,10 @@
 """The backward engine: walk the graph from the outputs in dependency order,
 sum gradients per node output, reduce broadcast gradients to each input's
-shape, and accumulate into leaves (or capture them, for autograd.grad)."""
-from .._C import ffi
-from .._autograd import init as _init, run as _C_run
-from .._tensor import GradTensor, Tensor
-from .node import AccumulateGrad
+shape, and accumulate into leaves (or capture them, for autograd.grad).
+
+The loop is C (loom._autograd.run); this module holds the Python functions it
+calls back: sum_to, _run_hooks and _accumulate."""
+from .._tensor import Tensor
 
 
 def sum_to(g, shape):
@@ -19,13 +19,6 @@ def sum_to(g, shape):
     if dims:
         g = g.sum(dims, keepdim=True)
     return g.reshape(tuple(shape)) if lead or tuple(g.shape) != tuple(shape) else g
-
-
-# run(roots, retain_graph, create_graph, capture=None): roots are
-# [(node, output_nr, grad)]; capture is {(node, output_nr): slot} for
-# autograd.grad, and run returns {slot: grad}; without it, leaves accumulate.
-# The loop is C; it calls back into the functions below.
-run = _C_run
 
 
 def _run_hooks(node, grads):
@@ -46,17 +39,3 @@ def _accumulate(leaf, g, create_graph, owned=False):
         owned = False
     meta.grad = (g if owned else g.clone()) if meta.grad is None else meta.grad + g
 
-
-def _address(h):
-    return int(ffi.cast("uintptr_t", h))
-
-
-def _register():
-    from .._autograd import init_meta
-    from .._dtype import BY_CODE, DEVICES
-    from .._tensor import Size
-    init_meta(Size, BY_CODE, DEVICES)
-    _init(Tensor, GradTensor, AccumulateGrad, _address, _accumulate, _run_hooks, sum_to)
-
-
-_register()

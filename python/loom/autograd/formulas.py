@@ -1,7 +1,9 @@
 """Helpers named in derivatives.yaml. Written with loom ops only, so their
 results are differentiable again (double backward)."""
 from .. import _ops as lm
-from .grad_mode import _state as _grad_state
+from .._dtype import bool_ as _bool   # private names: _nodes star-imports this module
+from .engine import sum_to as _sum_to
+from .grad_mode import grad_enabled as _grad_enabled
 
 
 def _dims(dim, ndim):
@@ -156,7 +158,7 @@ def linear_grads(grad, input, weight, mask):
     """(d input, d weight, d bias) of linear, those in mask: one linear_backward call, or the
     separate ops when the formulas build a graph of their own (create_graph), as that kernel
     has no derivative."""
-    if not _grad_state[0]:
+    if not _grad_enabled():
         return lm.linear_backward(grad, input, weight, *mask)
     return (grad.matmul(weight) if mask[0] else None, linear_weight_backward(grad, input) if mask[1] else None,
             linear_bias_backward(grad) if mask[2] else None)
@@ -224,8 +226,7 @@ def index_backward(grad, shape, indices):
 
 
 def sum_to_shape(grad, shape):
-    from .engine import sum_to
-    return sum_to(grad, tuple(shape))
+    return _sum_to(grad, tuple(shape))
 
 
 def take_along_backward(grad, shape, dim, indices):
@@ -259,7 +260,6 @@ def _flip(x, dim):
 
 
 def cumprod_backward(grad, self, dim, result):
-    from .._dtype import bool_
     """d/dx_i of sum_j grad_j prod_{k<=j} x_k. Without zeros in self that is the reverse running
     sum of grad * result, over x_i; with zeros, the products leaving x_i out are built
     explicitly (n x n per row along dim), as dividing by 0 cannot."""
@@ -270,7 +270,7 @@ def cumprod_backward(grad, self, dim, result):
     n = self.shape[dim]
     x = self.transpose(dim, -1)
     rows = x.unsqueeze(-2).expand([*x.shape[:-1], n, n])           # [..., i, k] = x_k
-    prods = lm.where(lm.eye(n, dtype=bool_), 1, rows).cumprod(-1)  # prod over k <= j, k != i
+    prods = lm.where(lm.eye(n, dtype=_bool), 1, rows).cumprod(-1)  # prod over k <= j, k != i
     later = lm.arange(n).unsqueeze(0) >= lm.arange(n).unsqueeze(1)   # [i, j]: j >= i
     g = grad.transpose(dim, -1).unsqueeze(-2)
     return lm.where(later, g * prods, 0).sum(-1).transpose(dim, -1)

@@ -5,7 +5,9 @@ their tangent from their backward formulas (two reverse passes: correct,
 slower)."""
 from collections import namedtuple
 
+from .. import _ops   # generated; it imports this module, so its names are read at call time
 from .._tensor import GradTensor, Tensor
+from . import functional
 from .node import AutogradMeta
 
 _state = [0]          # > 0 inside dual_level; 0 while a tangent formula runs
@@ -85,8 +87,7 @@ def propagate(result, primals, jvp):
     ts = [tangent(p) for p in primals]
     if all(t is None for t in ts):
         return
-    from .._ops import zeros_like
-    ts = [t if t is not None else (zeros_like(p) if isinstance(p, Tensor) else 0.0) for p, t in zip(primals, ts)]
+    ts = [t if t is not None else (_ops.zeros_like(p) if isinstance(p, Tensor) else 0.0) for p, t in zip(primals, ts)]
     _state[0] = 0          # the formula's own ops do not propagate
     try:
         out = jvp(*ts)
@@ -101,7 +102,6 @@ def derived_jvp(fn, primals):
     tangent add nothing and are left constant (an input the op cannot differentiate, such as
     nll_loss's weight, may not be made to require grad)."""
     def jvp(*ts):
-        from . import functional
         idx = [i for i, p in enumerate(primals)
                if isinstance(p, Tensor) and p.dtype.is_floating_point and tangent(p) is not None]
         if not idx:

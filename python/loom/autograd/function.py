@@ -1,7 +1,7 @@
 """autograd.Function: user-defined forward/backward, as in PyTorch."""
 from .._tensor import Tensor
 from .graph import attach, make_node
-from .grad_mode import _state, no_grad
+from .grad_mode import grad_enabled, no_grad
 from .node import Node, save
 
 
@@ -63,7 +63,7 @@ class Function:
         with no_grad():
             out = cls.forward(ctx, *args)
         outs = out if isinstance(out, tuple) else (out,)
-        if not (_state[0] and any(ctx.needs_input_grad)):
+        if not (grad_enabled() and any(ctx.needs_input_grad)):
             return out
         first = next((o for o in outs if isinstance(o, Tensor)), None)
         node = make_node(FunctionBackward, args, first)

@@ -1,5 +1,9 @@
 """autograd.functional: vjp, jvp, jacobian, hessian over reverse mode.
 jvp uses the double-vjp trick (forward mode proper is not built yet)."""
+import numpy as np
+
+from .. import _ops   # generated; it imports this module, so its names are read at call time
+from .._numpy import tensor
 from .._tensor import Tensor
 from .api import grad
 
@@ -28,13 +32,12 @@ def vjp(func, inputs, v=None, create_graph=False):
 
 def jvp(func, inputs, v=None, create_graph=False):
     """(func(inputs), J v), from two reverse passes."""
-    from .._ops import ones_like, zeros_like
     xs = _prep(inputs, create_graph)
     out = func(*xs)
     outs = _tuple(out)
-    us = [zeros_like(o).requires_grad_() for o in outs]
+    us = [_ops.zeros_like(o).requires_grad_() for o in outs]
     gs = grad(list(outs), list(xs), us, create_graph=True, allow_unused=True)
-    vs = [ones_like(x) for x in xs] if v is None else list(_tuple(v))
+    vs = [_ops.ones_like(x) for x in xs] if v is None else list(_tuple(v))
     # a vjp that does not depend on the seed (floor, sign: zero gradient) adds nothing
     pairs = [(g, w) for g, w in zip(gs, vs) if g is not None and g.requires_grad]
     if not pairs:
@@ -47,8 +50,6 @@ def jvp(func, inputs, v=None, create_graph=False):
 
 def jacobian(func, inputs, create_graph=False):
     """J[i][j] of output i by input j, shaped output.shape + input.shape."""
-    from .._numpy import tensor
-    import numpy as np
     single_in = isinstance(inputs, Tensor)
     xs = _prep(inputs, create_graph)
     out = func(*xs)
@@ -63,8 +64,7 @@ def jacobian(func, inputs, create_graph=False):
                       create_graph=create_graph, allow_unused=True)
             for j, (g, x) in enumerate(zip(gs, xs)):
                 rows[j].append(g if g is not None else x.detach() * 0)
-        from .._ops import stack
-        blocks = tuple((stack(rs) if rs else xs[j].detach().reshape(0)).reshape(tuple(o.shape) + tuple(xs[j].shape))
+        blocks = tuple((_ops.stack(rs) if rs else xs[j].detach().reshape(0)).reshape(tuple(o.shape) + tuple(xs[j].shape))
                        for j, rs in enumerate(rows))
         jac.append(blocks[0] if single_in else blocks)
     return jac[0] if isinstance(out, Tensor) else tuple(jac)

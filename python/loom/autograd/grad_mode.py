@@ -2,14 +2,11 @@
 managers and decorators."""
 import functools
 
-from .._autograd import GradState
-
-# This thread's flag as item 0 (a C thread-local), read on every op call
-_state = GradState()
+from .._autograd import grad_enabled, set_grad_enabled as _set_enabled   # a C thread-local, read on every op call
 
 
 def is_grad_enabled():
-    return _state[0]
+    return grad_enabled()
 
 
 class _Mode:
@@ -18,12 +15,12 @@ class _Mode:
         self._prev = []
 
     def __enter__(self):
-        self._prev.append(_state[0])
-        _state[0] = self._enabled
+        self._prev.append(grad_enabled())
+        _set_enabled(self._enabled)
         return self
 
     def __exit__(self, *exc):
-        _state[0] = self._prev.pop()
+        _set_enabled(self._prev.pop())
         return False
 
     def __call__(self, fn):
@@ -60,14 +57,14 @@ class set_grad_enabled(_Mode):
 
     def __init__(self, mode):
         super().__init__(bool(mode))
-        self._prev.append(_state[0])
-        _state[0] = bool(mode)   # a plain call takes effect at once, as in PyTorch
+        self._prev.append(grad_enabled())
+        _set_enabled(mode)   # a plain call takes effect at once, as in PyTorch
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        _state[0] = self._prev.pop()
+        _set_enabled(self._prev.pop())
         return False
 
 

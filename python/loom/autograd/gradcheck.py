@@ -2,6 +2,7 @@
 (PyTorch's defaults: eps=1e-6, atol=1e-5, rtol=1e-3; use float64 inputs)."""
 import numpy as np
 
+from .._numpy import tensor
 from .._tensor import Tensor
 from .api import grad as _grad
 
@@ -46,7 +47,6 @@ def _analytical(func, inputs, wrt):
         for r in range(o.numel()):
             seed = np.zeros(o.numel())
             seed[r] = 1
-            from .._numpy import tensor
             gs = _grad([o], wrt, [tensor(seed.reshape(tuple(o.shape)), dtype=o.dtype)], retain_graph=True,
                        allow_unused=True)
             for j, g in enumerate(gs):
@@ -78,7 +78,6 @@ def gradgradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_excepti
     wrt = _tensors(inputs)
     outs = _outputs(func, inputs)
     rng = np.random.default_rng(seed)
-    from .._numpy import tensor
     vs = [tensor(rng.standard_normal(tuple(o.shape)), dtype=o.dtype) for o in outs]
 
     def vjp(*xs):

@@ -1,9 +1,10 @@
 """Building the graph as ops run: edges to inputs and attaching a node to
 outputs (both in C, loom._autograd), and the in-place rules. Called only on the generated slow path (an input that
 is not a plain Tensor), so ops on plain tensors never get here."""
+from .. import _ops   # generated; it imports this module, so its names are read at call time
 from .._autograd import attach, edge, make_node  # noqa: F401  (C: the per-op hot path)
 from .._tensor import GradTensor, Tensor
-from .grad_mode import _state, no_grad
+from .grad_mode import grad_enabled, no_grad
 from .node import Node
 
 
@@ -21,7 +22,7 @@ def check_no_requires_grad(x, op, arg):
     """An input the op cannot differentiate (derivatives.yaml's `not_implemented`; a loss's class
     weights) is refused while it requires grad, as PyTorch does, instead of getting no gradient or
     a partial one; under no_grad it is fine."""
-    if _state[0] and needs_grad(x):
+    if grad_enabled() and needs_grad(x):
         raise RuntimeError(f"{op}(): not differentiable with respect to argument '{arg}'. "
                            f"This input cannot have requires_grad True.")
 
@@ -30,7 +31,7 @@ def check_inplace(self, op):
     """Refuse an in-place write autograd cannot follow; return self's metadata when self is a
     view (the caller then rebases the view's base), else None."""
     meta = getattr(self, "_ag", None)
-    if meta is None or not _state[0]:
+    if meta is None or not grad_enabled():
         return None
     if meta.requires_grad and meta.grad_fn is None:
         raise RuntimeError(f"{op}(): a leaf Variable that requires grad is being used in an in-place operation.")
@@ -71,7 +72,7 @@ class ViewWriteBackward(Node):
         g_base = None
         if e[0] is not None:
             with no_grad():
-                keep = ones_like(g)
+                keep = _ops.ones_like(g)
                 self.view_fn(keep).fill_(0)
             g_base = g * keep
         return [g_base, g_value]
@@ -113,8 +114,3 @@ def inplace_via_outplace(self, compute, op):
 def out_with_grad(op):
     raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, "
                        f"but one of the arguments requires grad.")
-
-
-def ones_like(t):
-    from .._ops import ones_like as f
-    return f(t)

@@ -1,8 +1,10 @@
 """Autograd for basic indexing, which is hand-written Python rather than an
 ops.yaml op: x[key] scatters its gradient back into zeros of x's shape;
 x[key] = v routes the gradient at key to v and zero to x's old value."""
+from .. import _ops   # generated; it imports this module, so its names are read at call time
 from .graph import attach, check_inplace, make_node, mark_view, rebase_view
-from .grad_mode import _state, no_grad
+from .._autograd import grad_enabled
+from .grad_mode import no_grad
 from .node import Node
 
 
@@ -10,8 +12,7 @@ class IndexBackward(Node):
     __slots__ = ("key", "shape", "dtype")
 
     def backward(node, grads):
-        from .._ops import zeros
-        z = zeros(node.shape, dtype=node.dtype)
+        z = _ops.zeros(node.shape, dtype=node.dtype)
         z[node.key] = grads[0]
         return [z]
 
@@ -54,4 +55,4 @@ def setitem_with_grad(t, key, value, write):
 
 
 def enabled():
-    return _state[0]
+    return grad_enabled()

@@ -1,9 +1,9 @@
 """Creating a layer's parameter storage with the constructor's dtype/device arguments."""
+from .._ops import empty
+from .parameter import Parameter
 
 
 def empty_param(shape, dtype=None, device=None):
-    from .._ops import empty
-    from .parameter import Parameter
     return Parameter(empty(list(shape), dtype=dtype, device=device))
 
 

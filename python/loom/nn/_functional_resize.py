@@ -3,7 +3,8 @@ pixel_unshuffle, mapped onto loom's upsample_* and pooling ops."""
 import math
 import warnings
 
-import loom as _L
+from .. import _ops as _L   # the generated ops: _L.pad is loom.pad
+from .._tensor import Tensor
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
                 antialias=False):
@@ -13,7 +14,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                              "linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    if not isinstance(input, _L.Tensor):
+    if not isinstance(input, Tensor):
         raise TypeError(f"interpolate(): input must be a Tensor, not {type(input).__name__}")
     dim = input.ndim - 2
     if size is not None and scale_factor is not None:

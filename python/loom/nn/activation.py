@@ -1,5 +1,7 @@
 """Activation modules: ReLU, GELU, SiLU, Tanh, Sigmoid, LeakyReLU, ELU, Softplus, Softmax, LogSoftmax, ReLU6,
 Hardsigmoid, Hardswish, Mish, LogSigmoid, Softsign, Tanhshrink, GLU, PReLU."""
+from .._ops import full
+from ..autograd.grad_mode import no_grad
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
@@ -170,12 +172,10 @@ class PReLU(Module):
 
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         super().__init__()
-        from .. import full
         self.num_parameters, self.init = num_parameters, init
         self.weight = Parameter(full([num_parameters], float(init), dtype=dtype))
 
     def reset_parameters(self):
-        from .. import no_grad
         with no_grad():
             self.weight.fill_(self.init)
 

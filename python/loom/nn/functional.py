@@ -4,7 +4,13 @@ Each function only adapts arguments (PyTorch's Python-level defaults, argument
 order, legacy size_average/reduce, string paddings); the work is the op's."""
 import warnings
 
-import loom as _L   # ops are looked up at call time: the package is still initialising when this imports
+import numpy as np
+
+from .. import _ops as _L   # the generated ops: _L.linear is loom.linear
+from .._C import lib
+from .._tensor import Tensor
+from ._functional_resize import interpolate, pixel_shuffle, pixel_unshuffle, upsample, upsample_bilinear, \
+    upsample_nearest  # noqa: F401  (re-exported: torch.nn.functional has them)
 
 
 def _reduction(size_average, reduce, reduction):
@@ -28,7 +34,7 @@ def linear(input, weight, bias=None):
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    if isinstance(input, _L.Tensor) and input.ndim == 3:   # an unbatched (C, H, W) input, as PyTorch accepts
+    if isinstance(input, Tensor) and input.ndim == 3:   # an unbatched (C, H, W) input, as PyTorch accepts
         return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
     if isinstance(padding, str):
         return _conv2d_padding_str(input, weight, bias, stride, padding, dilation, groups)
@@ -41,9 +47,9 @@ def _pair(v):
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """As conv2d over a height of 1 (string paddings included): (N, C, L) or unbatched (C, L)."""
-    if isinstance(input, _L.Tensor) and input.ndim == 2:
+    if isinstance(input, Tensor) and input.ndim == 2:
         return conv1d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
-    if isinstance(padding, str) and isinstance(input, _L.Tensor) and isinstance(weight, _L.Tensor) \
+    if isinstance(padding, str) and isinstance(input, Tensor) and isinstance(weight, Tensor) \
             and input.ndim == 3 and weight.ndim == 3:
         try:
             return conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, _one(stride)), padding,
@@ -58,14 +64,14 @@ def _one(v):
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    if isinstance(input, _L.Tensor) and input.ndim == 3:
+    if isinstance(input, Tensor) and input.ndim == 3:
         return conv_transpose2d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
                                 dilation).squeeze(0)
     return _L.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    if isinstance(input, _L.Tensor) and input.ndim == 2:
+    if isinstance(input, Tensor) and input.ndim == 2:
         return conv_transpose1d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
                                 dilation).squeeze(0)
     return _L.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
@@ -78,7 +84,7 @@ def _conv2d_padding_str(input, weight, bias, stride, padding, dilation, groups):
         raise ValueError(f"conv2d(): invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
     if _pair(stride) != (1, 1):
         raise ValueError("conv2d(): padding='same' is not supported for strided convolutions")
-    if not isinstance(weight, _L.Tensor) or weight.ndim != 4:   # the op reports the bad weight
+    if not isinstance(weight, Tensor) or weight.ndim != 4:   # the op reports the bad weight
         return _L.conv2d(input, weight, bias, 1, 0, dilation, groups)
     totals = [d * (k - 1) for d, k in zip(_pair(dilation), weight.shape[-2:])]
     # PyTorch puts the odd one of an odd total on the bottom/right: that one by pad, the rest by the op
@@ -138,7 +144,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
-    if not isinstance(input, _L.Tensor) or input.ndim not in (2, 3):
+    if not isinstance(input, Tensor) or input.ndim not in (2, 3):
         raise ValueError(f"adaptive_max_pool1d(): expected a 2-D (C, L) or 3-D (N, C, L) input, got "
                          f"{getattr(input, 'ndim', type(input).__name__)}-D")
     v, i = _L.adaptive_max_pool2d(input.unsqueeze(-2), (1, _one(output_size)))
@@ -150,10 +156,6 @@ def adaptive_avg_pool2d(input, output_size):
     if None in size:   # None keeps the input's size on that dim, as PyTorch
         size = tuple(input.shape[-2 + i] if s is None else s for i, s in enumerate(size))
     return _L.adaptive_avg_pool2d(input, size)
-
-
-from ._functional_resize import interpolate, upsample, upsample_nearest, upsample_bilinear, pixel_shuffle, \
-    pixel_unshuffle   # noqa: E402  (re-exported: torch.nn.functional has them)
 
 
 # ---- activations ----
@@ -220,12 +222,76 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _L.log_softmax(input, dim, dtype)
 
 
+def relu6(input, inplace=False):
+    return _inplace(input, "relu6") if inplace else _L.relu6(input)
+
+
+def hardsigmoid(input, inplace=False):
+    return _inplace(input, "hardsigmoid") if inplace else _L.hardsigmoid(input)
+
+
+def hardswish(input, inplace=False):
+    return _inplace(input, "hardswish") if inplace else _L.hardswish(input)
+
+
+def mish(input, inplace=False):
+    return _inplace(input, "mish") if inplace else _L.mish(input)
+
+
+def logsigmoid(input):
+    return _L.logsigmoid(input)
+
+
+def softsign(input):
+    return _L.softsign(input)
+
+
+def tanhshrink(input):
+    return _L.tanhshrink(input)
+
+
+def glu(input, dim=-1):
+    return _L.glu(input, dim)
+
+
+def prelu(input, weight):
+    return _L.prelu(input, weight)
+
+
+# ---- dropout ----
 def dropout(input, p=0.5, training=True, inplace=False):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if inplace:
         return input.copy_(_L.dropout(input, p, training))
     return _L.dropout(input, p, training)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels (dim 1 of (N, C, H, W); a 3-D input is taken as (N, C, L), as PyTorch now does)
+    with probability p, scaling the rest by 1 / (1 - p)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will result "
+                      "in an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
+                      "inputs).", stacklevel=2)
+    elif input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                      "dropout1d instead.", stacklevel=2)
+    if not training or p == 0.0 or input.ndim < 2:
+        return input
+    if p == 1.0:
+        out = input * 0.0
+    else:
+        keep = _L.rand(list(input.shape[:2]) + [1] * (input.ndim - 2), dtype=input.dtype) >= p
+        out = input * (keep * (1.0 / (1.0 - p))).to(input.dtype)
+    return input.copy_(out) if inplace else out
 
 
 # ---- normalisation ----
@@ -275,8 +341,6 @@ def _sparse_embedding_unsupported(where):
 def _embedding_renorm_(weight, input, max_norm, norm_type):
     """Rescale, in place and outside autograd, the rows of weight that input looks up whose norm exceeds max_norm
     (PyTorch's embedding_renorm_)."""
-    import numpy as np
-    from .._C import lib
     w = weight.detach().numpy()   # zero-copy view of weight's memory
     rows = np.unique(input.detach().numpy().astype(np.int64).ravel())
     if rows.size == 0:
@@ -354,69 +418,6 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                                _reduction(size_average, reduce, reduction))
 
 
-def relu6(input, inplace=False):
-    return _inplace(input, "relu6") if inplace else _L.relu6(input)
-
-
-def hardsigmoid(input, inplace=False):
-    return _inplace(input, "hardsigmoid") if inplace else _L.hardsigmoid(input)
-
-
-def hardswish(input, inplace=False):
-    return _inplace(input, "hardswish") if inplace else _L.hardswish(input)
-
-
-def mish(input, inplace=False):
-    return _inplace(input, "mish") if inplace else _L.mish(input)
-
-
-def logsigmoid(input):
-    return _L.logsigmoid(input)
-
-
-def softsign(input):
-    return _L.softsign(input)
-
-
-def tanhshrink(input):
-    return _L.tanhshrink(input)
-
-
-def glu(input, dim=-1):
-    return _L.glu(input, dim)
-
-
-def prelu(input, weight):
-    return _L.prelu(input, weight)
-
-
-def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels (dim 1 of (N, C, H, W); a 3-D input is taken as (N, C, L), as PyTorch now does)
-    with probability p, scaling the rest by 1 / (1 - p)."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if input.ndim not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will result "
-                      "in an error in a future release. To retain the behavior and silence this warning, please use "
-                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
-                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
-                      "inputs).", stacklevel=2)
-    elif input.ndim == 3:
-        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
-                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
-                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
-                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
-                      "dropout1d instead.", stacklevel=2)
-    if not training or p == 0.0 or input.ndim < 2:
-        return input
-    if p == 1.0:
-        out = input * 0.0
-    else:
-        keep = _L.rand(list(input.shape[:2]) + [1] * (input.ndim - 2), dtype=input.dtype) >= p
-        out = input * (keep * (1.0 / (1.0 - p))).to(input.dtype)
-    return input.copy_(out) if inplace else out
-
-
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     _warn_size_mismatch(input, target)
     return _L.smooth_l1_loss(input, target, _reduction(size_average, reduce, reduction), beta)
@@ -446,6 +447,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _L.kl_div(input, target, reduction, log_target=log_target)
 
 
+# ---- distances ----
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return _L.cosine_similarity(x1, x2, dim, eps)
 

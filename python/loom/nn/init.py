@@ -4,6 +4,7 @@ so they work on parameters."""
 import math
 import warnings
 
+from .. import _ops
 from .._dtype import float32
 from .._generator import Generator
 from .._numpy import as_tensor
@@ -28,7 +29,6 @@ def _fill_random(tensor, sample):
 def _standard(shape, dtype, generator, normal):
     """N(0, 1) (normal) or U[0, 1) draws of `dtype`: from loom's global generator, or drawn on the host
     from `generator` (a NumPy stream, so its values differ from the global one's for the same seed)."""
-    from .. import _ops
     if generator is None:
         return (_ops.randn if normal else _ops.rand)(shape, dtype=dtype)
     return as_tensor((generator._normal if normal else generator._uniform)(shape, dtype.numpy))

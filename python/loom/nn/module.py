@@ -2,9 +2,10 @@
 submodules, traversal, modes, dtype conversion, state dicts, hooks, repr."""
 from collections import OrderedDict
 
-from .._dtype import dtype as _dtype_cls, device as _device_cls
+from .._dtype import dtype as _dtype_cls, device as _device_cls, float32, float64
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ..autograd.leaf_grads import zero_grads
 from .hooks import RemovableHandle
 from .parameter import Parameter, _swap_data
 from .state_dict import load_local, load_state_dict
@@ -244,18 +245,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            g = p.grad
-            if g is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                if g.grad_fn is not None:
-                    g.detach_()
-                elif g.requires_grad:
-                    g.requires_grad_(False)
-                g.fill_(0)
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         for m in self.children():
@@ -312,11 +302,9 @@ class Module:
         return self._apply(convert)
 
     def float(self):
-        from .. import float32
         return self.to(float32)
 
     def double(self):
-        from .. import float64
         return self.to(float64)
 
     def cpu(self):

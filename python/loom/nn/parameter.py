@@ -1,5 +1,7 @@
 """Parameter: a Tensor that a Module registers as learnable state."""
 from .._C import lib
+from .._numpy import tensor
+from .._ops import empty
 from .._tensor import GradTensor, Tensor
 from ..autograd.node import AutogradMeta
 
@@ -14,7 +16,6 @@ class Parameter(GradTensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            from .._ops import empty
             data = empty([0])
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): expected a Tensor as data, got {type(data).__name__}")
@@ -33,7 +34,6 @@ class Parameter(GradTensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __reduce__(self):
-        from .._numpy import tensor
         return (_rebuild, (tensor(self.numpy().copy()), self.requires_grad))
 
     def __deepcopy__(self, memo):

@@ -6,7 +6,8 @@ state_dict(), per-parameter access and the per-parameter fallback see ordinary
 tensors while the fused step updates the whole group with one op. The step
 counts are 0-d views into one float32 buffer, advanced by one op. Gradients
 are copied into a flat buffer (one copy_ per parameter) before the update."""
-from .. import float32, zeros
+from .._dtype import float32
+from .._ops import zeros
 
 __all__ = ["Flat", "try_build"]
 

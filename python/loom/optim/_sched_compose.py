@@ -4,7 +4,7 @@ import bisect
 import math
 import warnings
 
-from .lr_scheduler import LRScheduler
+from ._sched_base import LRScheduler
 from .optimizer import Optimizer
 
 __all__ = ["SequentialLR", "ChainedScheduler", "ReduceLROnPlateau"]

@@ -3,7 +3,8 @@ momentum, or Adam's beta1, inversely to the rate). Rates are computed in closed 
 import math
 import types
 
-from .lr_scheduler import LRScheduler
+from ._sched_base import LRScheduler
+from .optimizer import Optimizer
 
 __all__ = ["CosineAnnealingWarmRestarts", "CyclicLR", "OneCycleLR"]
 
@@ -97,7 +98,6 @@ class CyclicLR(LRScheduler):
     def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
                  gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
                  max_momentum=0.9, last_epoch=-1):
-        from .optimizer import Optimizer
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         base_lrs = _per_group("base_lr", optimizer, base_lr)
@@ -171,7 +171,6 @@ class OneCycleLR(LRScheduler):
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
                  anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95,
                  div_factor=25.0, final_div_factor=1e4, three_phase=False, last_epoch=-1):
-        from .optimizer import Optimizer
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         if total_steps is not None:

@@ -4,7 +4,7 @@ ExponentialLR and PolynomialLR. As in PyTorch, get_lr() works recursively from t
 import bisect
 from collections import Counter
 
-from .lr_scheduler import LambdaLR, LRScheduler
+from ._sched_base import LambdaLR, LRScheduler
 
 __all__ = ["MultiplicativeLR", "MultiStepLR", "ConstantLR", "LinearLR", "ExponentialLR", "PolynomialLR"]
 

@@ -1,5 +1,6 @@
 """Adagrad (PyTorch's formulation, with lr_decay and initial_accumulator_value)."""
-from .. import div, full_like, mul, sqrt, zeros, float32
+from .._dtype import float32
+from .._ops import div, full_like, mul, sqrt, zeros
 from .optimizer import Optimizer, _check_non_negative
 
 __all__ = ["Adagrad"]

@@ -1,5 +1,5 @@
 """Adam, with L2 or decoupled (AdamW) weight decay and the AMSGrad variant."""
-from .. import adam_step_, div, maximum, mul, sqrt
+from .._ops import adam_step_, div, maximum, mul, sqrt
 from .optimizer import Optimizer, _check_non_negative
 
 __all__ = ["Adam"]

@@ -1,5 +1,5 @@
 """Adamax: Adam with the infinity norm in place of the second moment (PyTorch's formulation)."""
-from .. import abs as _abs, div, maximum
+from .._ops import abs as _abs, div, maximum
 from .adam import _check_betas
 from .optimizer import Optimizer, _check_non_negative
 

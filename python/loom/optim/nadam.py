@@ -1,5 +1,6 @@
 """NAdam: Adam with Nesterov momentum and the momentum schedule of Dozat (PyTorch's formulation)."""
-from .. import div, float32, mul, ones, zeros, zeros_like
+from .._dtype import float32
+from .._ops import div, mul, ones, zeros, zeros_like
 from .adam import _check_betas
 from .optimizer import Optimizer, _check_non_negative
 

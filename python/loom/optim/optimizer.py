@@ -6,10 +6,15 @@ once over flat buffers that hold the state of every parameter of a group
 (see _flat.py). Per-op Python overhead dominates small models, so the fused
 path turns ~10 ops per parameter into ~10 ops per group plus two per parameter."""
 import copy
+import warnings
 from collections import defaultdict
 
+from .._dtype import float32
+from .._numpy import tensor
+from .._ops import zeros, zeros_like
 from .._tensor import Tensor
-from ..autograd import enable_grad, no_grad
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.leaf_grads import zero_grads
 from ._flat import try_build
 
 __all__ = ["Optimizer", "required"]
@@ -98,7 +103,6 @@ class Optimizer:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
             param_group.setdefault(name, default)
         if len({id(p) for p in params}) != len(params):
-            import warnings
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
                           "cause an error", stacklevel=3)
         seen = {id(p) for g in self.param_groups for p in g["params"]}
@@ -113,19 +117,7 @@ class Optimizer:
 
     # ---- gradients ----
     def zero_grad(self, set_to_none=True):
-        for group in self.param_groups:
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if g.grad_fn is not None:
-                        g.detach_()
-                    elif g.requires_grad:
-                        g.requires_grad_(False)
-                    g.fill_(0)
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     # ---- state_dict ----
     def state_dict(self):
@@ -263,19 +255,16 @@ class Optimizer:
 
 
 def _zeros_like(p):
-    from .. import zeros_like
     return zeros_like(p)
 
 
 def _zeros_scalar():
-    from .. import zeros, float32
     return zeros((), dtype=float32)
 
 
 def _cast(p, name, value):
     """A loaded state value, converted for parameter p: tensors copied to p's dtype (except "step"),
     plain step numbers made into float32 tensors as PyTorch does."""
-    from .. import tensor, float32
     if name == "step":
         if isinstance(value, Tensor):
             return value.to(float32, copy=True)

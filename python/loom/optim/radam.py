@@ -1,5 +1,5 @@
 """RAdam: Adam with the variance rectification of Liu et al. (PyTorch's formulation)."""
-from .. import div, mul, sqrt
+from .._ops import div, mul, sqrt
 from .adam import _check_betas
 from .optimizer import Optimizer, _check_non_negative
 

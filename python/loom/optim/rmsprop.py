@@ -1,5 +1,5 @@
 """RMSprop, optionally centered and with momentum (PyTorch's formulation)."""
-from .. import div, mul, sqrt, sub
+from .._ops import div, mul, sqrt, sub
 from .optimizer import Optimizer, _check_non_negative
 
 __all__ = ["RMSprop"]

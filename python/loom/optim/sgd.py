@@ -1,5 +1,5 @@
 """Stochastic gradient descent, optionally with momentum (PyTorch's formulation)."""
-from .. import add
+from .._ops import add
 from .optimizer import Optimizer, _check_non_negative
 
 __all__ = ["SGD"]

@@ -1,13 +1,16 @@
 """Gradient clipping with torch.nn.utils' semantics. foreach is accepted and ignored: loom has one path."""
 import math
 
-import loom as _L
+from ... import _ops as _L   # the generated ops: _L.abs is loom.abs
+from ..._numpy import tensor
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
 
 
 def _grads(parameters, op):
-    if isinstance(parameters, _L.Tensor):
+    if isinstance(parameters, Tensor):
         parameters = [parameters]
     try:
         params = list(parameters)
@@ -15,7 +18,7 @@ def _grads(parameters, op):
         raise TypeError(f"{op}(): parameters must be a Tensor or an iterable of Tensors, "
                         f"but got {type(parameters).__name__}") from None
     for p in params:
-        if not isinstance(p, _L.Tensor):
+        if not isinstance(p, Tensor):
             raise TypeError(f"{op}(): parameters must be Tensors, but got {type(p).__name__}")
     return [p.grad for p in params if p.grad is not None]
 
@@ -46,8 +49,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         raise TypeError("clip_grad_norm_(): max_norm and norm_type must be numbers, "
                         f"but got {type(max_norm).__name__} and {type(norm_type).__name__}") from None
     if not grads:
-        return _L.tensor(0.0)
-    with _L.no_grad():
+        return tensor(0.0)
+    with no_grad():
         norms = [_vector_norm(g.detach(), norm_type) for g in grads]
         dtype = norms[0].dtype
         total = _vector_norm(_L.stack([n.to(dtype) for n in norms]), norm_type)
@@ -70,6 +73,6 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     except (TypeError, ValueError):
         raise TypeError(f"clip_grad_value_(): clip_value must be a number, but got {type(clip_value).__name__}") \
             from None
-    with _L.no_grad():
+    with no_grad():
         for g in grads:
             g.clamp_(-clip_value, clip_value)

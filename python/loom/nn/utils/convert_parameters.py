@@ -1,15 +1,17 @@
 """Flatten parameters into one vector and back, as torch.nn.utils.parameters_to_vector / vector_to_parameters."""
-import loom as _L
+from ... import _ops as _L   # the generated ops: _L.cat is loom.cat
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
 def _params(parameters, op):
-    if isinstance(parameters, _L.Tensor):
+    if isinstance(parameters, Tensor):
         parameters = [parameters]
     params = list(parameters)
     for p in params:
-        if not isinstance(p, _L.Tensor):
+        if not isinstance(p, Tensor):
             raise TypeError(f"{op}(): parameters must be Tensors, but got {type(p).__name__}")
     return params
 
@@ -24,7 +26,7 @@ def parameters_to_vector(parameters):
 
 def vector_to_parameters(vec, parameters):
     """Copy consecutive slices of vec into the parameters (replacing their data; no autograd)."""
-    if not isinstance(vec, _L.Tensor):
+    if not isinstance(vec, Tensor):
         raise TypeError(f"expected loom.Tensor, but got: {type(vec).__name__}")
     if vec.ndim != 1:
         raise ValueError(f"vector_to_parameters(): vec must be 1-d, but got {vec.ndim} dimensions")
@@ -33,7 +35,7 @@ def vector_to_parameters(vec, parameters):
     if total != vec.numel():
         raise ValueError(f"vector_to_parameters(): vec has {vec.numel()} elements, but the parameters have {total}")
     offset = 0
-    with _L.no_grad():
+    with no_grad():
         for p in params:
             n = p.numel()
             p.copy_(vec.narrow(0, offset, n).view(tuple(p.shape)))

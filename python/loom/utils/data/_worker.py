@@ -13,6 +13,9 @@ import traceback
 
 import numpy as np
 
+from ..._runtime import manual_seed, set_num_threads
+from ._fetch import IterableFetcher, MapFetcher
+
 _POLL_S = 1.0   # how often an idle worker checks that the main process is still there
 
 
@@ -63,7 +66,6 @@ class _Verbatim(str):
 
 def _seed(worker_id, base_seed):
     """Seed Python's, NumPy's and loom's global generators from base_seed + worker_id, as PyTorch's workers."""
-    from ... import manual_seed, set_num_threads
     seed = base_seed + worker_id
     random.seed(seed)
     manual_seed(seed)
@@ -73,7 +75,6 @@ def _seed(worker_id, base_seed):
 
 
 def _fetcher(setup):
-    from ._fetch import IterableFetcher, MapFetcher
     dataset, iterable, auto_collation, collate_fn, batch_size, drop_last, _ = setup
     if iterable:
         return IterableFetcher(dataset, auto_collation, collate_fn, batch_size, drop_last)

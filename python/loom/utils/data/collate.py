@@ -3,7 +3,9 @@ import collections.abc
 
 import numpy as np
 
+from ..._dtype import float64
 from ..._numpy import as_tensor, tensor
+from ..._ops import stack
 from ..._tensor import Tensor
 
 __all__ = ["default_collate", "default_convert"]
@@ -34,7 +36,6 @@ def default_collate(batch):
     """Stack a list of samples into a batch: tensors, NumPy arrays and numbers along a new first
     dimension; dicts key by key, tuples and lists position by position (tuples come back as lists,
     as in PyTorch); strings stay lists."""
-    from ... import stack
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(batch, 0)
@@ -47,7 +48,6 @@ def default_collate(batch):
             raise TypeError(_COLLATE_ERR.format(elem.dtype))
         return as_tensor(np.array(batch))
     if isinstance(elem, float):
-        from ... import float64
         return tensor(batch, dtype=float64)
     if isinstance(elem, int):
         return tensor(batch)

@@ -1,0 +1,25 @@
+/* NodeBase, the C base of every backward node, and SavedMeta, what a node
+ * keeps of a tensor whose values its formula does not read. */
+#ifndef LOOM_NODE_H
+#define LOOM_NODE_H
+
+#include "autograd.h"
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *next_edges;     /* tuple: (node, output_nr) or None per input */
+    PyObject *input_shapes;   /* None, or a list: a shape tuple where that input was broadcast, else None */
+    PyObject *pre_hooks;
+    PyObject *weakrefs;
+    char released;
+} NodeObj;
+
+extern PyTypeObject lmag_NodeType, lmag_SavedMetaType;
+
+/* init()'s share: loom.Size and the dtype and device objects by code, for SavedMeta */
+void lmag_node_init(PyObject *size, PyObject *dtypes, PyObject *devices);
+
+PyObject *lmag_save(PyObject *mod, PyObject *t);        /* (t, its storage version) */
+PyObject *lmag_save_meta(PyObject *mod, PyObject *t);   /* t's SavedMeta */
+
+#endif
