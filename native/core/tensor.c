@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "loom.h"
+#include "alloc.h"
 
 static const char *dtype_names[] = {"bool", "uint8", "int32", "int64", "float32", "float64"};
 static const size_t itemsizes[] = {1, 1, 4, 8, 4, 8};
@@ -19,14 +19,14 @@ bool lm_is_integral(int dtype, bool include_bool) {
 /* cffi releases the GIL around calls, so refcounts must be atomic. */
 void lm_retain(lm_tensor *t) { __atomic_add_fetch(&t->refcount, 1, __ATOMIC_RELAXED); }
 
-/* Small storages carry their data in the same block (one malloc, not two). */
+/* Small CPU storages carry their data in the same block (one malloc, not two). */
 #define INLINE_MAX 4096
 #define INLINE_PAD 64
 
 static void storage_release(lm_storage *s) {
     if (__atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
     if (s->deleter) s->deleter(s->ctx);
-    else if (s->data != (char *)s + INLINE_PAD) lm_free(s->data, s->nbytes);
+    else if (s->data != (char *)s + INLINE_PAD) lm_allocator_for(s->device)->free(s->data, s->nbytes);
     free(s);
 }
 
@@ -149,13 +149,11 @@ static int checked_bytes(int ndim, const int64_t *shape, int dtype, size_t *out)
 lm_tensor *lm_empty(int ndim, const int64_t *shape, int dtype, int device) {
     size_t nbytes = 0;
     if (checked_bytes(ndim, shape, dtype, &nbytes)) return NULL;
-    if (device != LM_CPU) {
-        lm_set_error(LM_ERR_RUNTIME, "device cuda is not available in this build of loom");
-        return NULL;
-    }
-    bool inl = nbytes <= INLINE_MAX;
+    const lm_allocator *a = lm_allocator_for(device);
+    if (!a) return NULL;
+    bool inl = device == LM_CPU && nbytes <= INLINE_MAX;
     lm_storage *s = malloc(inl ? INLINE_PAD + nbytes : sizeof *s);
-    void *data = !s ? NULL : inl ? (char *)s + INLINE_PAD : lm_alloc(nbytes);
+    void *data = !s ? NULL : inl ? (char *)s + INLINE_PAD : a->alloc(nbytes);
     if (!data) {
         free(s);
         lm_set_error(LM_ERR_MEMORY, "out of memory allocating %zu bytes", nbytes);
