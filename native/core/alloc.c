@@ -1,4 +1,4 @@
-/* Host memory for tensors.
+/* Host memory for tensors (the CPU allocator), and the per-device table.
  *
  * Large out-of-place ops lose most of their time to first-touch page faults
  * (about 2 us per 4 KiB page in these VMs), so freed large blocks are kept in
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "loom.h"
+#include "alloc.h"
 
 #define BIG (1 << 20)                    /* cache and huge-page blocks from 1 MiB up */
 #define HUGE_PAGE ((size_t)2 << 20)
@@ -100,3 +100,26 @@ void lm_allocator_trim(void) {
 }
 
 int64_t lm_allocator_cached_bytes(void) { return (int64_t)cached_bytes; }
+
+/* ---- one allocator per device -------------------------------------------- */
+
+static void cpu_zero(void *p, size_t nbytes) { memset(p, 0, nbytes); }
+static void cpu_copy(void *dst, const void *src, size_t nbytes) { memcpy(dst, src, nbytes); }
+
+static const lm_allocator cpu_allocator = {"cpu", lm_alloc, lm_free, cpu_zero, cpu_copy};
+
+#define LM_NUM_DEVICES 2
+static const lm_allocator *allocators[LM_NUM_DEVICES] = {[LM_CPU] = &cpu_allocator};
+
+void lm_register_allocator(int device, const lm_allocator *a) {
+    if (device >= 0 && device < LM_NUM_DEVICES) allocators[device] = a;
+}
+
+const lm_allocator *lm_allocator_for(int device) {
+    if (device >= 0 && device < LM_NUM_DEVICES && allocators[device]) return allocators[device];
+    if (device == LM_CUDA)   /* as PyTorch's "Torch not compiled with CUDA enabled" */
+        lm_set_error(LM_ERR_RUNTIME, "device cuda is not available: loom was not compiled with CUDA enabled");
+    else
+        lm_set_error(LM_ERR_RUNTIME, "unknown device code %d", device);
+    return NULL;
+}

@@ -1,25 +1,5 @@
 #include <string.h>
 #include "iter.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
-/* An OpenMP region costs ~1.5 us even when `if` is false, so the decision is
- * a plain branch taken before any pragma is reached. */
-static int64_t par_threshold = 1 << 18;
-static int num_threads = 0;
-
-int lm_get_num_threads(void) {
-#ifdef _OPENMP
-    return num_threads > 0 ? num_threads : omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-void lm_set_num_threads(int n) { num_threads = n < 1 ? 1 : n; }
-void lm_set_parallel_threshold(int64_t n) { par_threshold = n < 1 ? 1 : n; }
-int64_t lm_get_parallel_threshold(void) { return par_threshold; }
-bool lm_should_parallelize(int64_t work) { return work >= par_threshold && lm_get_num_threads() > 1; }
 
 int lm_iter_init(lm_iter *it, int nops, lm_tensor *const *ts, int ndim, const int64_t *shape) {
     memset(it, 0, sizeof *it);
@@ -148,34 +128,22 @@ void lm_iter_run(const lm_iter *it, lm_loop_fn fn, const void *ctx) {
     }
 }
 
+/* threads take contiguous slices of one dim */
+typedef struct { const lm_iter *it; lm_loop_fn fn; const void *ctx; int dim; } slices;
+
+static void run_slice(int64_t begin, int64_t end, void *vs) {
+    const slices *S = vs;
+    lm_iter sub = *S->it;
+    lm_iter_narrow(&sub, S->dim, begin, end);
+    lm_iter_run(&sub, S->fn, S->ctx);
+}
+
 void lm_iter_run_parallel(const lm_iter *it, lm_loop_fn fn, const void *ctx, int dim) {
-#ifdef _OPENMP
-    if (lm_should_parallelize(it->numel) && it->ndim > 0) {
-        if (dim < 0) {
-            dim = it->ndim - 1;
-            for (int d = 0; d < it->ndim; d++) if (it->shape[d] > it->shape[dim]) dim = d;
-        }
-        int nt = lm_get_num_threads();
-        int64_t len = it->shape[dim];
-        if (len >= 2) {
-            if (nt > len) nt = (int)len;
-            void *gil = lm_gil_release();
-            #pragma omp parallel num_threads(nt)
-            {
-                int t = omp_get_thread_num(), n = omp_get_num_threads();
-                int64_t b = len * t / n, e = len * (t + 1) / n;
-                if (e > b) {
-                    lm_iter sub = *it;
-                    lm_iter_narrow(&sub, dim, b, e);
-                    lm_iter_run(&sub, fn, ctx);
-                }
-            }
-            lm_gil_reacquire(gil);
-            return;
-        }
+    if (it->ndim == 0 || !lm_should_parallelize(it->numel)) { lm_iter_run(it, fn, ctx); return; }
+    if (dim < 0) {
+        dim = it->ndim - 1;
+        for (int d = 0; d < it->ndim; d++) if (it->shape[d] > it->shape[dim]) dim = d;
     }
-#else
-    (void)dim;
-#endif
-    lm_iter_run(it, fn, ctx);
+    slices S = {it, fn, ctx, dim};
+    lm_parallel_for(it->shape[dim], it->numel, run_slice, &S);
 }

@@ -4,6 +4,7 @@
 #ifndef LOOM_ITER_H
 #define LOOM_ITER_H
 #include "loom.h"
+#include "parallel.h"
 
 #define LM_MAX_OPS 4
 
@@ -29,7 +30,6 @@ void lm_iter_narrow(lm_iter *it, int dim, int64_t begin, int64_t end);
 void lm_iter_run(const lm_iter *it, lm_loop_fn fn, const void *ctx);
 /* Run on threads when big enough, splitting `dim` (-1: pick the largest). */
 void lm_iter_run_parallel(const lm_iter *it, lm_loop_fn fn, const void *ctx, int dim);
-bool lm_should_parallelize(int64_t work);
 /* The loop converting one dtype into another (dst <- src). */
 lm_loop_fn lm_cast_loop(int dst, int src);
 

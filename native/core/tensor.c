@@ -2,20 +2,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "loom.h"
+#include "alloc.h"
 
 /* Atomic refcounts: kernels release the GIL (lm_gil_release), so other
  * threads may retain and release tensors meanwhile. */
 void lm_retain(lm_tensor *t) { __atomic_add_fetch(&t->refcount, 1, __ATOMIC_RELAXED); }
 
-/* Small storages carry their data in the same block (one malloc, not two). */
+/* Small CPU storages carry their data in the same block (one malloc, not two). */
 #define INLINE_MAX 4096
 #define INLINE_PAD 64
 
 static void storage_release(lm_storage *s) {
     if (__atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
     if (s->deleter) s->deleter(s->ctx);
-    else if (s->data != (char *)s + INLINE_PAD) lm_free(s->data, s->nbytes);
+    else if (s->data != (char *)s + INLINE_PAD) lm_allocator_for(s->device)->free(s->data, s->nbytes);
     free(s);
 }
 
@@ -138,13 +138,11 @@ static int checked_bytes(int ndim, const int64_t *shape, int dtype, size_t *out)
 lm_tensor *lm_empty(int ndim, const int64_t *shape, int dtype, int device) {
     size_t nbytes = 0;
     if (checked_bytes(ndim, shape, dtype, &nbytes)) return NULL;
-    if (device != LM_CPU) {
-        lm_set_error(LM_ERR_RUNTIME, "device cuda is not available in this build of loom");
-        return NULL;
-    }
-    bool inl = nbytes <= INLINE_MAX;
+    const lm_allocator *a = lm_allocator_for(device);
+    if (!a) return NULL;
+    bool inl = device == LM_CPU && nbytes <= INLINE_MAX;
     lm_storage *s = malloc(inl ? INLINE_PAD + nbytes : sizeof *s);
-    void *data = !s ? NULL : inl ? (char *)s + INLINE_PAD : lm_alloc(nbytes);
+    void *data = !s ? NULL : inl ? (char *)s + INLINE_PAD : a->alloc(nbytes);
     if (!data) {
         free(s);
         lm_set_error(LM_ERR_MEMORY, "out of memory allocating %zu bytes", nbytes);

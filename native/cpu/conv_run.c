@@ -6,9 +6,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "conv_run.h"
 #include "conv_winograd.h"
 #include "gemm.h"
@@ -178,25 +175,6 @@ static int64_t band_rows(const job *J, lm_conv_kind kind) {
 
 static size_t up(size_t n) { return (n + 63) & ~(size_t)63; }
 
-int lm_conv_threads(int nt, void (*part)(int t, int n, void *ctx), void *ctx) {
-    int used = 1;
-#ifdef _OPENMP
-    if (nt > 1) {
-        int token = lm_gemm_serial_begin();
-        #pragma omp parallel num_threads(nt)
-        {
-            int t = omp_get_thread_num(), n = omp_get_num_threads();
-            if (t == 0) used = n;
-            part(t, n, ctx);
-        }
-        lm_gemm_serial_end(token);
-        return used;
-    }
-#endif
-    part(0, 1, ctx);
-    return used;
-}
-
 /* thread t's slice of the batch, with its scratch */
 typedef struct { const job *J; char *base; size_t per, col, tmp, buf; char *out; } run_ctx;
 
@@ -241,10 +219,8 @@ int lm_conv_run(lm_conv_kind kind, const lm_conv_geom *G, int dt, const char *a,
         permute_weight(G, item, b, wlast, true);
         J.b = wlast;
     }
-    void *gil = nt > 1 || lm_should_parallelize(G->N * G->L * G->K * G->O / 16) ? lm_gil_release() : NULL;
     run_ctx R = {&J, base, per, col, tmp, buf, out};
-    int used = lm_conv_threads(nt, run_part, &R);
-    lm_gil_reacquire(gil);
+    int used = lm_gemm_threads(nt, nt > 1 || lm_should_parallelize(G->N * G->L * G->K * G->O / 16), run_part, &R);
     if (kind == LM_CONV_BACKWARD_WEIGHT) {   /* the threads' partial sums, in a fixed order */
         char *sum = J.last ? base + col + tmp + buf : out;
         for (int t = 1; t < used; t++) {

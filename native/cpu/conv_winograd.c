@@ -344,10 +344,8 @@ int lm_winograd_run(lm_conv_kind kind, const lm_conv_geom *G, const float *a, co
         weight_tf(W, b, kind == LM_CONV_BACKWARD_INPUT, (float *)(base + (per + acc) * (size_t)nt));
         J.U = (const float *)(base + (per + acc) * (size_t)nt);
     }
-    void *gil = lm_should_parallelize(W->tiles * W->Cgo * W->Cgi * W->g / 4) ? lm_gil_release() : NULL;
     run_ctx R = {&J, base, per, acc};
-    int used = lm_conv_threads(nt, run_part, &R);
-    lm_gil_reacquire(gil);
+    int used = lm_gemm_threads(nt, lm_should_parallelize(W->tiles * W->Cgo * W->Cgi * W->g / 4), run_part, &R);
     if (kind == LM_CONV_BACKWARD_WEIGHT) {   /* the threads' sums in a fixed order, then back from the domain */
         float *sum = (float *)(base + per);
         for (int t = 1; t < used; t++) {

@@ -2,7 +2,8 @@
  * at stride 1, undilated, in float32. */
 #ifndef LM_CONV_WINOGRAD_H
 #define LM_CONV_WINOGRAD_H
-#include "conv_run.h"
+#include "conv.h"
+#include "conv_cols.h"
 
 /* Does lm_winograd_run take this call (and is it worth it)? */
 bool lm_winograd_applies(lm_conv_kind kind, const lm_conv_geom *G, int dt);

@@ -1,9 +1,6 @@
 /* lm_gemm: OpenBLAS's sgemm/dgemm reading transposed operands in place, else an i-k-j loop. */
 #include "gemm.h"
 #include "iter.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #ifdef LM_HAVE_BLAS
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
@@ -68,6 +65,13 @@ void lm_gemm_serial_end(int token) {
 #endif
 }
 
+int lm_gemm_threads(int nt, bool release_gil, void (*part)(int t, int n, void *ctx), void *ctx) {
+    int token = nt > 1 ? lm_gemm_serial_begin() : 1;   /* a token <= 1 restores nothing */
+    int used = lm_parallel_parts(nt, release_gil, part, ctx);
+    lm_gemm_serial_end(token);
+    return used;
+}
+
 #ifdef LM_HAVE_BLAS
 static void blas(int dtype, int ta, int tb, int64_t M, int64_t N, int64_t K, const char *a, int64_t lda, const char *b,
                  int64_t ldb, char *c, int64_t ldc, bool accumulate) {
@@ -84,34 +88,35 @@ static void blas(int dtype, int ta, int tb, int64_t M, int64_t N, int64_t K, con
  * spin for a long while after each product, and on two cores they then fight
  * the OpenMP threads of every kernel that follows (at the digits CNN's step
  * they took 40% of the CPU time, mostly spinning). */
+typedef struct {
+    int dtype, ta, tb;
+    int64_t M, N, K, lda, ldb, ldc;
+    const char *a, *b;
+    char *c;
+    bool accumulate;
+} split;
+
+static void split_part(int t, int n, void *vs) {
+    const split *S = vs;
+    int64_t item = (int64_t)lm_itemsize(S->dtype), len = S->N >= S->M ? S->N : S->M;
+    int64_t lo = len * t / n / 16 * 16, hi = t == n - 1 ? len : len * (t + 1) / n / 16 * 16;
+    if (hi <= lo) return;
+    if (S->N >= S->M)   /* columns lo..hi of B and C */
+        blas(S->dtype, S->ta, S->tb, S->M, hi - lo, S->K, S->a, S->lda,
+             S->b + (S->tb == NO_TRANS ? lo : lo * S->ldb) * item, S->ldb, S->c + lo * item, S->ldc, S->accumulate);
+    else                /* rows lo..hi of A and C */
+        blas(S->dtype, S->ta, S->tb, hi - lo, S->N, S->K, S->a + (S->ta == NO_TRANS ? lo * S->lda : lo) * item,
+             S->lda, S->b, S->ldb, S->c + lo * S->ldc * item, S->ldc, S->accumulate);
+}
+
 static bool blas_split(int dtype, int ta, int tb, int64_t M, int64_t N, int64_t K, const char *a, int64_t lda,
                        const char *b, int64_t ldb, char *c, int64_t ldc, bool accumulate) {
-#ifdef _OPENMP
-    int nt = lm_get_num_threads();
+    int nt = lm_get_num_threads();   /* 1 without OpenMP */
     if (nt < 2 || scipy_openblas_get_num_threads() < 2) return false;   /* serial mode: a caller splits */
-    int64_t item = (int64_t)lm_itemsize(dtype), len = N >= M ? N : M;
-    if (len < 32 * nt) return false;
-    int token = lm_gemm_serial_begin();
-    #pragma omp parallel num_threads(nt)
-    {
-        int t = omp_get_thread_num(), n = omp_get_num_threads();
-        int64_t lo = len * t / n / 16 * 16, hi = t == n - 1 ? len : len * (t + 1) / n / 16 * 16;
-        if (hi > lo) {
-            if (N >= M)   /* columns lo..hi of B and C */
-                blas(dtype, ta, tb, M, hi - lo, K, a, lda, b + (tb == NO_TRANS ? lo : lo * ldb) * item, ldb,
-                     c + lo * item, ldc, accumulate);
-            else          /* rows lo..hi of A and C */
-                blas(dtype, ta, tb, hi - lo, N, K, a + (ta == NO_TRANS ? lo * lda : lo) * item, lda, b, ldb,
-                     c + lo * ldc * item, ldc, accumulate);
-        }
-    }
-    lm_gemm_serial_end(token);
+    if ((N >= M ? N : M) < 32 * nt) return false;
+    split S = {dtype, ta, tb, M, N, K, lda, ldb, ldc, a, b, c, accumulate};
+    lm_gemm_threads(nt, false, split_part, &S);   /* the callers let the GIL go */
     return true;
-#else
-    (void)dtype; (void)ta; (void)tb; (void)M; (void)N; (void)K; (void)a; (void)lda; (void)b; (void)ldb; (void)c;
-    (void)ldc; (void)accumulate;
-    return false;
-#endif
 }
 #endif
 

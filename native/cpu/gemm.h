@@ -15,4 +15,8 @@ void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, cha
 int lm_gemm_serial_begin(void);
 void lm_gemm_serial_end(int token);
 
+/* lm_parallel_parts (parallel.h) with every thread's GEMMs on itself (serial
+ * OpenBLAS while nt > 1): part(t, n, ctx) for t = 0..n-1; returns n. */
+int lm_gemm_threads(int nt, bool release_gil, void (*part)(int t, int n, void *ctx), void *ctx);
+
 #endif

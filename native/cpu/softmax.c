@@ -21,6 +21,78 @@ static int lines_of(const lm_tensor *t, int64_t dim, lines *L) {
     return 0;
 }
 
+/* what a range of lines needs: the input (or grad), the output, the forward
+ * output y (backward only) */
+typedef struct { lines l; const char *a; char *out; const char *y; bool is_log; } job;
+
+/* lines [begin, end) of the forward pass: max, sum of exp, write */
+#define FORWARD(T)                                                                                                    \
+    static void fwd_##T(int64_t begin, int64_t end, void *vj) {                                                       \
+        const job *J = vj;                                                                                            \
+        const lines l = J->l;                                                                                         \
+        const bool is_log = J->is_log;                                                                                \
+        const T *xp = (const T *)J->a;                                                                                \
+        T *op = (T *)J->out;                                                                                          \
+        for (int64_t line = begin; line < end; line++) {                                                              \
+            int64_t o = line / l.inner, i = line % l.inner, s = l.inner;                                              \
+            const T *xl = xp + o * l.R * l.inner + i;                                                                 \
+            T *ol = op + o * l.R * l.inner + i;                                                                       \
+            T m = -INFINITY;                                                                                          \
+            for (int64_t r = 0; r < l.R; r++) m = xl[r * s] > m || xl[r * s] != xl[r * s] ? xl[r * s] : m;            \
+            if (m == -INFINITY) m = 0;   /* an all -inf line: exp gives 0s and the result NaN, as PyTorch */          \
+            T sum = 0;                                                                                                \
+            if (s == 1) {   /* contiguous lines: exp as an elementwise pass (it vectorises), then the sum */          \
+                for (int64_t r = 0; r < l.R; r++) ol[r] = LM_EXP(xl[r] - m);                                          \
+                for (int64_t r = 0; r < l.R; r++) sum += ol[r];                                                       \
+                if (is_log) {                                                                                         \
+                    T lse = m + (T)log((double)sum);                                                                  \
+                    for (int64_t r = 0; r < l.R; r++) ol[r] = xl[r] - lse;                                            \
+                } else {                                                                                              \
+                    T inv = (T)1 / sum;                                                                               \
+                    for (int64_t r = 0; r < l.R; r++) ol[r] *= inv;                                                   \
+                }                                                                                                     \
+            } else if (is_log) {                                                                                      \
+                for (int64_t r = 0; r < l.R; r++) sum += LM_EXP(xl[r * s] - m);                                       \
+                T lse = m + (T)log((double)sum);                                                                      \
+                for (int64_t r = 0; r < l.R; r++) ol[r * s] = xl[r * s] - lse;                                        \
+            } else {                                                                                                  \
+                for (int64_t r = 0; r < l.R; r++) { T e = LM_EXP(xl[r * s] - m); ol[r * s] = e; sum += e; }           \
+                T inv = (T)1 / sum;                                                                                   \
+                for (int64_t r = 0; r < l.R; r++) ol[r * s] *= inv;                                                   \
+            }                                                                                                         \
+        }                                                                                                             \
+    }
+FORWARD(float)
+FORWARD(double)
+
+/* lines [begin, end) of the backward pass */
+#define BACKWARD(T)                                                                                                   \
+    static void bwd_##T(int64_t begin, int64_t end, void *vj) {                                                       \
+        const job *J = vj;                                                                                            \
+        const lines l = J->l;                                                                                         \
+        const bool is_log = J->is_log;                                                                                \
+        const T *gp = (const T *)J->a, *yp = (const T *)J->y;                                                         \
+        T *op = (T *)J->out;                                                                                          \
+        for (int64_t line = begin; line < end; line++) {                                                              \
+            int64_t base = (line / l.inner) * l.R * l.inner + line % l.inner, s = l.inner;                            \
+            T acc = 0;                                                                                                \
+            if (is_log && s == 1) {   /* contiguous lines: the elementwise pass vectorises */                         \
+                const T *gl = gp + base, *yl = yp + base;                                                             \
+                T *ol = op + base;                                                                                    \
+                for (int64_t r = 0; r < l.R; r++) acc += gl[r];                                                       \
+                for (int64_t r = 0; r < l.R; r++) ol[r] = gl[r] - LM_EXP(yl[r]) * acc;                                \
+            } else if (is_log) {                                                                                      \
+                for (int64_t r = 0; r < l.R; r++) acc += gp[base + r * s];                                            \
+                for (int64_t r = 0; r < l.R; r++) op[base + r * s] = gp[base + r * s] - LM_EXP(yp[base + r * s]) * acc;\
+            } else {                                                                                                  \
+                for (int64_t r = 0; r < l.R; r++) acc += gp[base + r * s] * yp[base + r * s];                         \
+                for (int64_t r = 0; r < l.R; r++) op[base + r * s] = yp[base + r * s] * (gp[base + r * s] - acc);     \
+            }                                                                                                         \
+        }                                                                                                             \
+    }
+BACKWARD(float)
+BACKWARD(double)
+
 static lm_tensor *forward(lm_tensor *self, int64_t dim, int dtype, bool is_log) {
     lines L;
     if (lines_of(self, dim, &L)) return NULL;
@@ -34,42 +106,8 @@ static lm_tensor *forward(lm_tensor *self, int64_t dim, int dtype, bool is_log) 
     lm_release(c);
     lm_tensor *out = x ? lm_empty_like(x, dt) : NULL;
     if (!out) { lm_release(x); return NULL; }
-    bool par = lm_should_parallelize(L.outer * L.R * L.inner * 8);
-    void *gil = par ? lm_gil_release() : NULL;
-    const lines l = L;
-    LM_DISPATCH_FLOAT(dt, T, ,
-        const T *xp = (const T *)lm_bytes(x);
-        T *op = (T *)lm_bytes(out);
-        _Pragma("omp parallel for if (par)")
-        for (int64_t line = 0; line < l.outer * l.inner; line++) {
-            int64_t o = line / l.inner, i = line % l.inner, s = l.inner;
-            const T *xl = xp + o * l.R * l.inner + i;
-            T *ol = op + o * l.R * l.inner + i;
-            T m = -INFINITY;
-            for (int64_t r = 0; r < l.R; r++) m = xl[r * s] > m || xl[r * s] != xl[r * s] ? xl[r * s] : m;
-            if (m == -INFINITY) m = 0;   /* an all -inf line: exp gives 0s and the result NaN, as PyTorch */
-            T sum = 0;
-            if (s == 1) {   /* contiguous lines: exp as an elementwise pass (it vectorises), then the sum */
-                for (int64_t r = 0; r < l.R; r++) ol[r] = LM_EXP(xl[r] - m);
-                for (int64_t r = 0; r < l.R; r++) sum += ol[r];
-                if (is_log) {
-                    T lse = m + (T)log((double)sum);
-                    for (int64_t r = 0; r < l.R; r++) ol[r] = xl[r] - lse;
-                } else {
-                    T inv = (T)1 / sum;
-                    for (int64_t r = 0; r < l.R; r++) ol[r] *= inv;
-                }
-            } else if (is_log) {
-                for (int64_t r = 0; r < l.R; r++) sum += LM_EXP(xl[r * s] - m);
-                T lse = m + (T)log((double)sum);
-                for (int64_t r = 0; r < l.R; r++) ol[r * s] = xl[r * s] - lse;
-            } else {
-                for (int64_t r = 0; r < l.R; r++) { T e = LM_EXP(xl[r * s] - m); ol[r * s] = e; sum += e; }
-                T inv = (T)1 / sum;
-                for (int64_t r = 0; r < l.R; r++) ol[r * s] *= inv;
-            }
-        })
-    lm_gil_reacquire(gil);
+    job J = {L, lm_bytes(x), lm_bytes(out), NULL, is_log};
+    lm_parallel_for(L.outer * L.inner, L.outer * L.R * L.inner * 8, dt == LM_FLOAT32 ? fwd_float : fwd_double, &J);
     lm_release(x);
     return out;
 }
@@ -94,30 +132,8 @@ static lm_tensor *backward(lm_tensor *grad_output, lm_tensor *output, int64_t di
     lm_tensor *g = lm_contiguous(grad_output), *y = lm_contiguous(output);
     lm_tensor *out = g && y ? lm_empty_like(y, y->dtype) : NULL;
     if (!out) { lm_release(g); lm_release(y); return NULL; }
-    bool par = lm_should_parallelize(L.outer * L.R * L.inner * 4);
-    void *gil = par ? lm_gil_release() : NULL;
-    const lines l = L;
-    LM_DISPATCH_FLOAT(y->dtype, T, ,
-        const T *gp = (const T *)lm_bytes(g), *yp = (const T *)lm_bytes(y);
-        T *op = (T *)lm_bytes(out);
-        _Pragma("omp parallel for if (par)")
-        for (int64_t line = 0; line < l.outer * l.inner; line++) {
-            int64_t base = (line / l.inner) * l.R * l.inner + line % l.inner, s = l.inner;
-            T acc = 0;
-            if (is_log && s == 1) {   /* contiguous lines: the elementwise pass vectorises */
-                const T *gl = gp + base, *yl = yp + base;
-                T *ol = op + base;
-                for (int64_t r = 0; r < l.R; r++) acc += gl[r];
-                for (int64_t r = 0; r < l.R; r++) ol[r] = gl[r] - LM_EXP(yl[r]) * acc;
-            } else if (is_log) {
-                for (int64_t r = 0; r < l.R; r++) acc += gp[base + r * s];
-                for (int64_t r = 0; r < l.R; r++) op[base + r * s] = gp[base + r * s] - LM_EXP(yp[base + r * s]) * acc;
-            } else {
-                for (int64_t r = 0; r < l.R; r++) acc += gp[base + r * s] * yp[base + r * s];
-                for (int64_t r = 0; r < l.R; r++) op[base + r * s] = yp[base + r * s] * (gp[base + r * s] - acc);
-            }
-        })
-    lm_gil_reacquire(gil);
+    job J = {L, lm_bytes(g), lm_bytes(out), lm_bytes(y), is_log};
+    lm_parallel_for(L.outer * L.inner, L.outer * L.R * L.inner * 4, y->dtype == LM_FLOAT32 ? bwd_float : bwd_double, &J);
     lm_release(g);
     lm_release(y);
     return out;

@@ -1,26 +1,90 @@
 /* Helpers shared by kernel bodies. Kernels are expression macros over a
- * compute type T, so one body serves every dtype (and, later, CUDA). */
+ * compute type T, so one body serves every dtype and both devices: this file
+ * (and special.h) compile as C (gcc, the CPU build) and as CUDA C++ (nvcc).
+ *
+ * Bodies never pick per type themselves: where float, double and the integers
+ * need different code they call a helper named here (LM_MATH, lm_floor_div,
+ * ...). In C a helper is a `_Generic` on (T)0, kept inside this file; in C++
+ * it is an overload set (float, double, then a template for the integers and
+ * bool), so the same body text means the same function on each side. */
 #ifndef LOOM_KERNELS_COMMON_H
 #define LOOM_KERNELS_COMMON_H
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "dtype.h"   /* generated from dtypes.yaml: LM_LOWEST, LM_HIGHEST, LM_IS_FLOAT per C type */
 
+#ifdef __CUDACC__
+#define LM_HD __host__ __device__
+#else
+#define LM_HD
+#endif
+#include "dtype.h"   /* generated from dtypes.yaml: LM_LOWEST, LM_HIGHEST, LM_IS_FLOAT, LM_TYPED per dtype */
+
+#if defined(__GNUC__) && !defined(__CUDACC__)
 /* One body serves bool too, where `a * b` and `(b) < 0` are legal but noisy. */
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
 #pragma GCC diagnostic ignored "-Wbool-compare"
 #pragma GCC diagnostic ignored "-Wbool-operation"
+#elif defined(__CUDACC__)
+#pragma nv_diag_suppress 186   /* the same for uint8: "pointless comparison of unsigned integer with zero" */
+#endif
+
+/* ---- the per-type choices, C side: _Generic ---------------------------- */
+#ifndef __cplusplus
+
+/* LM_LOWEST, LM_HIGHEST, LM_IS_FLOAT and LM_TYPED/LM_TYPED_FN (per dtype) come from dtype.h */
+#define LM_FINITE_MAX(T) _Generic((T)0, float: FLT_MAX, default: DBL_MAX)
 
 /* float/double math by type; integers go through double */
 #define LM_MATH(fn, x) _Generic((x), float: fn##f((float)(x)), default: fn((double)(x)))
+/* the same for two-argument functions (atan2, copysign, hypot), by compute type */
+#define LM_MATH2(fn, T, a, b) _Generic((T)0, float: fn##f((float)(a), (float)(b)), \
+    default: fn((double)(a), (double)(b)))
+#define LM_EXP(x) _Generic((x), float: lm_expf((float)(x)), default: exp((double)(x)))
+
+/* Python's // and %, C's fmod and ** : float and double in floating point,
+ * the integers through int64 (see the helpers below) */
+#define lm_floor_div(T, a, b) _Generic((T)0, \
+    float: (float)lm_floordiv_py((double)(a), (double)(b)), \
+    double: lm_floordiv_py((double)(a), (double)(b)), \
+    default: lm_ifloordiv((int64_t)(a), (int64_t)(b)))
+#define lm_remainder(T, a, b) _Generic((T)0, \
+    float: lm_fmod_pyf((float)(a), (float)(b)), double: lm_fmod_py((double)(a), (double)(b)), \
+    default: lm_imod((int64_t)(a), (int64_t)(b)))
+#define lm_fmod(T, a, b) _Generic((T)0, \
+    float: fmodf((float)(a), (float)(b)), double: fmod((double)(a), (double)(b)), \
+    default: lm_itrunc_mod((int64_t)(a), (int64_t)(b)))
+#define lm_pow(T, a, b) _Generic((T)0, \
+    float: powf((float)(a), (float)(b)), double: pow((double)(a), (double)(b)), \
+    default: lm_ipow((int64_t)(a), (int64_t)(b)))
+
+/* bitwise ops: integers bit by bit, bool as the logical op; floats never reach
+ * them (the ops serve integral_and_bool) but C type-checks every branch */
+#define lm_bitwise_and(T, a, b) _Generic((T)0, bool: (bool)((a) & (b)), float: 0, double: 0, \
+    default: (T)((a) & (b)))
+#define lm_bitwise_or(T, a, b) _Generic((T)0, bool: (bool)((a) | (b)), float: 0, double: 0, \
+    default: (T)((a) | (b)))
+#define lm_bitwise_xor(T, a, b) _Generic((T)0, bool: (bool)((a) ^ (b)), float: 0, double: 0, \
+    default: (T)((a) ^ (b)))
+#define lm_bitwise_not(T, a) _Generic((T)0, bool: !(a), float: (a), double: (a), default: ~(a))
+
+/* the same for helpers of floating-only ops */
+#define LM_FLOAT_TYPED(T, name) _Generic((T)0, float: name##_f32, default: name##_f64)
+#define LM_FLOAT_FN(name, DEF) DEF(float, name##_f32) DEF(double, name##_f64)
+
+#endif   /* !__cplusplus */
 
 /* e^x for float in plain arithmetic, so loops over it vectorise (glibc's expf
  * does not without -ffast-math). Cody-Waite reduction, degree-6 polynomial,
  * 2^n applied in two halves so the subnormal range stays exact: ~1 ulp. */
-static inline float lm_expf(float x) {
+static inline LM_HD float lm_expf(float x) {
     float xc = x > 88.7228394f ? 88.7228394f : (x < -103.972084f ? -103.972084f : x);
+#ifdef __CUDA_ARCH__
+    float n = rintf(xc * 1.44269504089f);
+#else
     float n = __builtin_rintf(xc * 1.44269504089f);
+#endif
     float r = xc - n * 0.693145751953125f - n * 1.42860682030941723212e-6f;
     float p = 1.0f + r * (1.0f + r * (0.5f + r * (0.166666672f + r * (0.0416666679f +
               r * (0.00833333377f + r * 0.00138888892f)))));
@@ -29,10 +93,9 @@ static inline float lm_expf(float x) {
     float y = p * s1.f * s2.f;
     return x > 88.7228394f ? INFINITY : (x < -103.972084f ? 0.0f : (x != x ? x : y));
 }
-#define LM_EXP(x) _Generic((x), float: lm_expf((float)(x)), default: exp((double)(x)))
 
 /* integer power by squaring, wrapping on overflow (unsigned arithmetic) */
-static inline int64_t lm_ipow(int64_t b, int64_t e) {
+static inline LM_HD int64_t lm_ipow(int64_t b, int64_t e) {
     if (e < 0) return b == 1 ? 1 : b == -1 ? ((e & 1) ? -1 : 1) : 0;
     uint64_t r = 1, ub = (uint64_t)b;
     while (e) { if (e & 1) r *= ub; ub *= ub; e >>= 1; }
@@ -42,15 +105,15 @@ static inline int64_t lm_ipow(int64_t b, int64_t e) {
 /* Python's modulo: the result takes the divisor's sign. The ops refuse a zero
  * divisor before their loop (lm_check_divisor); the b == 0 guards only keep
  * the C division from trapping should a caller skip that check. */
-static inline int64_t lm_imod(int64_t a, int64_t b) {
+static inline LM_HD int64_t lm_imod(int64_t a, int64_t b) {
     if (b == 0 || b == -1) return 0;
     int64_t r = a % b;
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
-static inline int64_t lm_itrunc_mod(int64_t a, int64_t b) {   /* C's %: the dividend's sign */
+static inline LM_HD int64_t lm_itrunc_mod(int64_t a, int64_t b) {   /* C's %: the dividend's sign */
     return b == 0 || b == -1 ? 0 : a % b;
 }
-static inline int64_t lm_ifloordiv(int64_t a, int64_t b) {
+static inline LM_HD int64_t lm_ifloordiv(int64_t a, int64_t b) {
     if (b == 0) return 0;
     if (b == -1) return (int64_t)(0 - (uint64_t)a);   /* INT64_MIN / -1 would trap */
     int64_t q = a / b;
@@ -58,7 +121,7 @@ static inline int64_t lm_ifloordiv(int64_t a, int64_t b) {
 }
 /* Python's float //, CPython's algorithm: exact where floor(a / b) rounds
  * wrongly (1.0 // 0.1 is 9). Division by zero gives a / b (inf or nan). */
-static inline double lm_floordiv_py(double a, double b) {
+static inline LM_HD double lm_floordiv_py(double a, double b) {
     if (b == 0) return a / b;
     double mod = fmod(a, b), div = (a - mod) / b;
     if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0;
@@ -68,12 +131,106 @@ static inline double lm_floordiv_py(double a, double b) {
     }
     return copysign(0.0, a / b);
 }
-static inline double lm_fmod_py(double a, double b) {
+static inline LM_HD double lm_fmod_py(double a, double b) {
     double r = fmod(a, b);
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
-static inline float lm_fmod_pyf(float a, float b) {
+static inline LM_HD float lm_fmod_pyf(float a, float b) {
     float r = fmodf(a, b);
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
+
+/* ---- the per-type choices, C++ side: overloads and templates ------------ */
+#ifdef __cplusplus
+
+static inline LM_HD float lm_finite_max(float) { return FLT_MAX; }
+template <class X> static inline LM_HD double lm_finite_max(X) { return DBL_MAX; }
+#define LM_FINITE_MAX(T) lm_finite_max((T)0)
+
+/* one-argument math: fnf for float, fn for double, the integers through double */
+#define LM_MATH_OVERLOADS(fn)                                                              \
+    static inline LM_HD float lm_math_##fn(float x) { return fn##f(x); }                  \
+    static inline LM_HD double lm_math_##fn(double x) { return fn(x); }                   \
+    template <class X> static inline LM_HD double lm_math_##fn(X x) { return fn((double)x); }
+LM_MATH_OVERLOADS(acos) LM_MATH_OVERLOADS(acosh) LM_MATH_OVERLOADS(asin) LM_MATH_OVERLOADS(asinh)
+LM_MATH_OVERLOADS(atan) LM_MATH_OVERLOADS(atanh) LM_MATH_OVERLOADS(cos) LM_MATH_OVERLOADS(cosh)
+LM_MATH_OVERLOADS(sin) LM_MATH_OVERLOADS(sinh) LM_MATH_OVERLOADS(tan) LM_MATH_OVERLOADS(tanh)
+LM_MATH_OVERLOADS(exp) LM_MATH_OVERLOADS(exp2) LM_MATH_OVERLOADS(expm1) LM_MATH_OVERLOADS(log)
+LM_MATH_OVERLOADS(log2) LM_MATH_OVERLOADS(log10) LM_MATH_OVERLOADS(log1p) LM_MATH_OVERLOADS(sqrt)
+LM_MATH_OVERLOADS(erf) LM_MATH_OVERLOADS(erfc) LM_MATH_OVERLOADS(lgamma) LM_MATH_OVERLOADS(fabs)
+LM_MATH_OVERLOADS(floor) LM_MATH_OVERLOADS(ceil) LM_MATH_OVERLOADS(trunc) LM_MATH_OVERLOADS(rint)
+#define LM_MATH(fn, x) lm_math_##fn(x)
+
+#define LM_MATH2_OVERLOADS(fn)                                                                      \
+    static inline LM_HD float lm_math2_##fn(float a, float b) { return fn##f(a, b); }              \
+    static inline LM_HD double lm_math2_##fn(double a, double b) { return fn(a, b); }              \
+    template <class X> static inline LM_HD double lm_math2_##fn(X a, X b) { return fn((double)a, (double)b); }
+LM_MATH2_OVERLOADS(atan2) LM_MATH2_OVERLOADS(copysign) LM_MATH2_OVERLOADS(hypot)
+#define LM_MATH2(fn, T, a, b) lm_math2_##fn((T)(a), (T)(b))
+
+static inline LM_HD float lm_exp_(float x) { return lm_expf(x); }
+template <class X> static inline LM_HD double lm_exp_(X x) { return exp((double)x); }
+#define LM_EXP(x) lm_exp_(x)
+
+static inline LM_HD float lm_floor_div_(float a, float b) { return (float)lm_floordiv_py(a, b); }
+static inline LM_HD double lm_floor_div_(double a, double b) { return lm_floordiv_py(a, b); }
+template <class X> static inline LM_HD int64_t lm_floor_div_(X a, X b) { return lm_ifloordiv((int64_t)a, (int64_t)b); }
+#define lm_floor_div(T, a, b) lm_floor_div_((T)(a), (T)(b))
+
+static inline LM_HD float lm_remainder_(float a, float b) { return lm_fmod_pyf(a, b); }
+static inline LM_HD double lm_remainder_(double a, double b) { return lm_fmod_py(a, b); }
+template <class X> static inline LM_HD int64_t lm_remainder_(X a, X b) { return lm_imod((int64_t)a, (int64_t)b); }
+#define lm_remainder(T, a, b) lm_remainder_((T)(a), (T)(b))
+
+static inline LM_HD float lm_fmod_(float a, float b) { return fmodf(a, b); }
+static inline LM_HD double lm_fmod_(double a, double b) { return fmod(a, b); }
+template <class X> static inline LM_HD int64_t lm_fmod_(X a, X b) { return lm_itrunc_mod((int64_t)a, (int64_t)b); }
+#define lm_fmod(T, a, b) lm_fmod_((T)(a), (T)(b))
+
+static inline LM_HD float lm_pow_(float a, float b) { return powf(a, b); }
+static inline LM_HD double lm_pow_(double a, double b) { return pow(a, b); }
+template <class X> static inline LM_HD int64_t lm_pow_(X a, X b) { return lm_ipow((int64_t)a, (int64_t)b); }
+#define lm_pow(T, a, b) lm_pow_((T)(a), (T)(b))
+
+static inline LM_HD bool lm_bitwise_and_(bool a, bool b) { return a & b; }
+static inline LM_HD float lm_bitwise_and_(float, float) { return 0; }
+static inline LM_HD double lm_bitwise_and_(double, double) { return 0; }
+template <class X> static inline LM_HD X lm_bitwise_and_(X a, X b) { return (X)(a & b); }
+#define lm_bitwise_and(T, a, b) lm_bitwise_and_((T)(a), (T)(b))
+static inline LM_HD bool lm_bitwise_or_(bool a, bool b) { return a | b; }
+static inline LM_HD float lm_bitwise_or_(float, float) { return 0; }
+static inline LM_HD double lm_bitwise_or_(double, double) { return 0; }
+template <class X> static inline LM_HD X lm_bitwise_or_(X a, X b) { return (X)(a | b); }
+#define lm_bitwise_or(T, a, b) lm_bitwise_or_((T)(a), (T)(b))
+static inline LM_HD bool lm_bitwise_xor_(bool a, bool b) { return a ^ b; }
+static inline LM_HD float lm_bitwise_xor_(float, float) { return 0; }
+static inline LM_HD double lm_bitwise_xor_(double, double) { return 0; }
+template <class X> static inline LM_HD X lm_bitwise_xor_(X a, X b) { return (X)(a ^ b); }
+#define lm_bitwise_xor(T, a, b) lm_bitwise_xor_((T)(a), (T)(b))
+static inline LM_HD bool lm_bitwise_not_(bool a) { return !a; }
+static inline LM_HD float lm_bitwise_not_(float a) { return a; }
+static inline LM_HD double lm_bitwise_not_(double a) { return a; }
+template <class X> static inline LM_HD X lm_bitwise_not_(X a) { return (X)~a; }
+#define lm_bitwise_not(T, a) lm_bitwise_not_((T)(a))
+
+#define LM_TYPED(T, name) name<T>
+#define LM_TYPED_FN(name, DEF) template <class T> DEF(T, name)
+#define LM_FLOAT_TYPED(T, name) name<T>
+#define LM_FLOAT_FN(name, DEF) template <class T> DEF(T, name)
+
+#endif   /* __cplusplus */
+
+/* Helpers that need locals (statement expressions in GNU C; functions so nvcc
+ * reads them). DEF(T, NAME) defines one function over T; LM_TYPED_FN stamps it
+ * per dtype in C (LM_FLOAT_FN: float and double only) and makes it a template
+ * in C++; LM_TYPED(T, name) / LM_FLOAT_TYPED(T, name) names the one for T. */
+#define LM_DEF_CLAMP(T, NAME)                                                               \
+    static inline LM_HD T NAME(T v, bool has_lo, T lo, bool has_hi, T hi) {                 \
+        v = (has_lo && (v < lo || lo != lo)) ? lo : v;                                      \
+        return (has_hi && (v > hi || hi != hi)) ? hi : v;                                   \
+    }
+LM_TYPED_FN(lm_clamp_fn, LM_DEF_CLAMP)
+/* clamp v to [lo, hi], either bound absent; a NaN bound gives NaN */
+#define lm_clamp(T, v, has_lo, lo, has_hi, hi) LM_TYPED(T, lm_clamp_fn)((T)(v), has_lo, lo, has_hi, hi)
+
 #endif

@@ -3,13 +3,15 @@
 #ifndef LOOM_KERNELS_SPECIAL_H
 #define LOOM_KERNELS_SPECIAL_H
 #include <math.h>
+#include <stdint.h>
+#include "common.h"   /* LM_HD */
 
 #define LM_PI 3.14159265358979323846
 
 /* psi(x): reflection below 0, recurrence up to 10, then the asymptotic series
  * (Bernoulli terms to x^-10, below 1e-13 relative there). psi(0) is -inf and
  * psi at a negative integer NaN, as PyTorch's. */
-static inline double lm_digamma(double x) {
+static inline LM_HD double lm_digamma(double x) {
     if (x == 0) return copysign(INFINITY, -x);
     if (x < 0) {
         if (x == floor(x)) return NAN;
@@ -26,7 +28,7 @@ static inline double lm_digamma(double x) {
 /* Hurwitz zeta(s, q) for integer s >= 2: the first terms summed directly until
  * q + k >= 10 + s, the rest by Euler-Maclaurin. At q a non-positive integer the
  * sum has a pole: +inf. */
-static inline double lm_hurwitz_zeta(double s, double q) {
+static inline LM_HD double lm_hurwitz_zeta(double s, double q) {
     static const double b2k[] = {1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730,
                                  7.0 / 6, -3617.0 / 510, 43867.0 / 798, -174611.0 / 330};
     if (q <= 0 && q == floor(q)) return INFINITY;
@@ -47,7 +49,7 @@ static inline double lm_hurwitz_zeta(double s, double q) {
 }
 
 /* polygamma(n, x) = (-1)^(n+1) n! zeta(n+1, x) for n >= 1; digamma for n = 0 */
-static inline double lm_polygamma(int64_t n, double x) {
+static inline LM_HD double lm_polygamma(int64_t n, double x) {
     if (n == 0) return lm_digamma(x);
     if (x != x) return x;
     double f = 1;
@@ -58,7 +60,7 @@ static inline double lm_polygamma(int64_t n, double x) {
 /* erfinv: Giles' single-precision approximation ("Approximating the erfinv
  * function", 2010) as the start, then two Newton steps on erf(y) = x, which
  * bring it to double precision. +-1 give +-inf, outside [-1, 1] NaN. */
-static inline double lm_erfinv(double x) {
+static inline LM_HD double lm_erfinv(double x) {
     if (x != x || x < -1 || x > 1) return NAN;
     if (x == 1 || x == -1) return copysign(INFINITY, x);
     double w = -log((1 - x) * (1 + x)), p;

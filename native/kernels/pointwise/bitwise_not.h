@@ -1,2 +1,2 @@
 /* bitwise_not: ~x for integers, logical not for bool (serves: integral_and_bool) */
-#define LM_PW_bitwise_not(T, self) _Generic((T)0, bool: !(self), float: (self), double: (self), default: ~(self))
+#define LM_PW_bitwise_not(T, self) lm_bitwise_not(T, self)

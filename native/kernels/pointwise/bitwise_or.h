@@ -1,2 +1,2 @@
 /* bitwise_or: integers bit by bit; for bool the same as logical_or (serves: integral_and_bool) */
-#define LM_PW_bitwise_or(T, self, other) _Generic((T)0, bool: (bool)((self) | (other)), float: 0, double: 0, default: (T)((self) | (other)))
+#define LM_PW_bitwise_or(T, self, other) lm_bitwise_or(T, self, other)

@@ -1,5 +1,10 @@
+#pragma once
 /* logaddexp2: log2(2^self + 2^other) as max + log2(1 + 2^-|self - other|). serves: floating */
-#define LM_PW_logaddexp2(T, self, other) ({                                        \
-    T a_ = (self), b_ = (other), m_ = a_ > b_ ? a_ : b_;                           \
-    (a_ == b_ && isinf(a_)) ? a_ : (a_ != a_ || b_ != b_) ? a_ + b_                \
-        : m_ + (T)(LM_MATH(log1p, LM_MATH(exp2, -LM_MATH(fabs, a_ - b_))) * (T)1.4426950408889634); })
+#define LM_DEF_LOGADDEXP2(T, NAME)                                                \
+    static inline LM_HD T NAME(T a, T b) {                                        \
+        T m = a > b ? a : b;                                                      \
+        return (a == b && isinf(a)) ? a : (a != a || b != b) ? a + b              \
+            : m + (T)(LM_MATH(log1p, LM_MATH(exp2, -LM_MATH(fabs, a - b))) * (T)1.4426950408889634); \
+    }
+LM_FLOAT_FN(lm_logaddexp2_fn, LM_DEF_LOGADDEXP2)
+#define LM_PW_logaddexp2(T, self, other) LM_FLOAT_TYPED(T, lm_logaddexp2_fn)(self, other)

@@ -1,7 +1,5 @@
 /* nan_to_num: NaN, +inf and -inf replaced (by 0 and the largest and lowest finite values
  * unless given); integers pass through */
-#include <float.h>
-#define LM_FINITE_MAX(T) _Generic((T)0, float: FLT_MAX, default: DBL_MAX)
 #define LM_PW_nan_to_num(T, self, nan, posinf, neginf) (!LM_IS_FLOAT(T) ? (self)                         \
     : (self) != (self) ? ((nan).kind >= 0 ? LM_SCALAR_AS(T, nan) : (T)0)                                 \
     : (self) > (T)LM_FINITE_MAX(T) ? ((posinf).kind >= 0 ? LM_SCALAR_AS(T, posinf) : (T)LM_FINITE_MAX(T)) \

@@ -1,6 +1,4 @@
 /* pow: self ** exponent; integers by squaring (negative tensor powers of |x|>1 give 0,
  * a negative Python int exponent of an integer tensor is refused by the check) */
-#define LM_PW_pow(T, self, exponent) _Generic((T)0, \
-    float: powf((float)(self), (float)(exponent)), double: pow((double)(self), (double)(exponent)), \
-    default: lm_ipow((int64_t)(self), (int64_t)(exponent)))
+#define LM_PW_pow(T, self, exponent) lm_pow(T, self, exponent)
 #define LM_PW_pow_CHECK(compute, self, exponent) lm_check_int_pow(self, exponent)

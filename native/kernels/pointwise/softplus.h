@@ -1,4 +1,9 @@
+#pragma once
 /* softplus: log(1 + e^(beta x)) / beta, and x itself where beta x > threshold (as PyTorch) */
-#define LM_PW_softplus(T, self, beta, threshold) ({                                             \
-    T b_ = (beta), z_ = (self) * b_;                                               \
-    z_ > (threshold) ? (self) : LM_MATH(log1p, LM_EXP(z_)) / b_; })
+#define LM_DEF_SOFTPLUS(T, NAME)                                                   \
+    static inline LM_HD T NAME(T x, T beta, T threshold) {                        \
+        T z = x * beta;                                                           \
+        return z > threshold ? x : LM_MATH(log1p, LM_EXP(z)) / beta;              \
+    }
+LM_FLOAT_FN(lm_softplus_fn, LM_DEF_SOFTPLUS)
+#define LM_PW_softplus(T, self, beta, threshold) LM_FLOAT_TYPED(T, lm_softplus_fn)(self, beta, threshold)
