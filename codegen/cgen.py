@@ -1,6 +1,8 @@
 """How the model maps onto C: parameter lists, kernel calls, shard choice."""
 import zlib
+from dataclasses import dataclass
 
+from . import types
 from .dtypes import TABLE
 from .model import CTYPES, DTYPES
 
@@ -15,7 +17,6 @@ NFFI = 16
 PROMOTE_C = {"default": "LM_PROMOTE_DEFAULT", "float": "LM_PROMOTE_FLOAT", "bool_out": "LM_PROMOTE_BOOL_OUT",
              "scalars": "LM_PROMOTE_SCALARS"}
 REDUCE_C = {"sum": "LM_REDUCE_SUM", "keep": "LM_REDUCE_KEEP", "bool": "LM_REDUCE_BOOL", "float": "LM_REDUCE_FLOAT"}
-CTX_C = {"Scalar": "lm_scalar", "float": "double", "int": "int64_t", "bool": "bool"}
 
 
 def shard(op):
@@ -34,24 +35,7 @@ def shards_of_module(j):
 
 def params(op):
     """The C parameters of an op's public entry (what cffi calls)."""
-    out = []
-    for a in op.schema.args:
-        t, n = a.type, a.name
-        if t.base == "Tensor":
-            out.append(f"lm_tensor **{n}, int64_t {n}_len" if t.is_list else f"lm_tensor *{n}")
-        elif t.base == "int":
-            out.append(f"const int64_t *{n}, int64_t {n}_len" if t.is_list else f"int64_t {n}")
-        elif t.base == "Scalar":
-            out.append(f"lm_scalar {n}")
-        elif t.base == "float":
-            out.append(f"double {n}")
-        elif t.base == "bool":
-            out.append(f"bool {n}")
-        elif t.base in ("ScalarType", "Device"):
-            out.append(f"int {n}")
-        elif t.base == "str":
-            out.append(f"const char *{n}")
-    return out
+    return [types.row(a.type).params(a.name) for a in op.schema.args]
 
 
 def kernel_params(op):
@@ -61,14 +45,7 @@ def kernel_params(op):
 
 def call_args(op):
     """Arguments passed from the public entry to the kernel."""
-    out = []
-    for a in op.schema.args:
-        t, n = a.type, a.name
-        if t.is_list:
-            out.append(f"{n}, {n}_len")
-        else:
-            out.append(n)
-    return out
+    return [types.row(a.type).args(a.name) for a in op.schema.args]
 
 
 def device_source(op):
@@ -91,31 +68,47 @@ def kernel_decl(op):
     return f"{kernel_return(op)} lm_cpu_{op.kernel}({', '.join(ps) or 'void'})"
 
 
+@dataclass(frozen=True)
+class Entry:
+    """One public C entry of an op, what templates render (never re-parsed from a declaration)."""
+    ret: str
+    symbol: str
+    params: str
+    variant: str
+
+    @property
+    def decl(self):
+        return f"{self.ret}{'' if self.ret.endswith('*') else ' '}{self.symbol}({self.params})"
+
+    @property
+    def pointer(self):
+        """As a member of a shard's function table."""
+        return f"{self.ret}{'' if self.ret.endswith('*') else ' '}(*{self.symbol})({self.params})"
+
+
 def entries(op):
-    """Every public C entry of an op: (return type, symbol, parameter list, variant)."""
+    """Every public C entry of an op, as Entry records."""
     ps = params(op)
-    out = []
     if op.returns_tuple:
-        out.append(("int", f"lm_op_{op.cname}", ", ".join(ps + ["lm_tensor **results"]), "function"))
-    elif op.mutating:
-        out.append(("int", f"lm_op_{op.cname}", ", ".join(ps) or "void", "function"))
-    else:
-        out.append(("lm_tensor *", f"lm_op_{op.cname}", ", ".join(ps) or "void", "function"))
-        if "out" in op.variants:
-            out.append(("int", f"lm_op_{op.cname}_out", ", ".join(["lm_tensor *out"] + ps), "out"))
-        if "inplace" in op.variants:
-            out.append(("int", f"lm_op_{op.cname}_inplace", ", ".join(ps), "inplace"))
+        return [Entry("int", f"lm_op_{op.cname}", ", ".join(ps + ["lm_tensor **results"]), "function")]
+    if op.mutating:
+        return [Entry("int", f"lm_op_{op.cname}", ", ".join(ps) or "void", "function")]
+    out = [Entry("lm_tensor *", f"lm_op_{op.cname}", ", ".join(ps) or "void", "function")]
+    if "out" in op.variants:
+        out.append(Entry("int", f"lm_op_{op.cname}_out", ", ".join(["lm_tensor *out"] + ps), "out"))
+    if "inplace" in op.variants:
+        out.append(Entry("int", f"lm_op_{op.cname}_inplace", ", ".join(ps), "inplace"))
     return out
 
 
 def entry_decls(op):
     """Every public C entry of an op: (C declaration, variant)."""
-    return [(f"{ret}{'' if ret.endswith('*') else ' '}{sym}({ps})", v) for ret, sym, ps, v in entries(op)]
+    return [(e.decl, e.variant) for e in entries(op)]
 
 
 def entry_pointers(op):
     """The entries as members of a shard's function table."""
-    return [f"{ret}{'' if ret.endswith('*') else ' '}(*{sym})({ps})" for ret, sym, ps, _ in entries(op)]
+    return [e.pointer for e in entries(op)]
 
 
 def table_key(ops):
@@ -126,7 +119,7 @@ def table_key(ops):
 
 
 def ctx_fields(op):
-    return [(CTX_C[a.type.base], a.name) for a in op.ctx_args]
+    return [(types.row(a.type).ctx, a.name) for a in op.ctx_args]
 
 
 def ctx_init(op):
@@ -140,7 +133,7 @@ def loop_unpack(op):
         if a.type.base == "Scalar" and not a.type.optional:
             lines.append(f"const T {a.name} = LM_SCALAR_AS(T, c->{a.name});")
         else:
-            lines.append(f"const {CTX_C[a.type.base]} {a.name} = c->{a.name};")
+            lines.append(f"const {types.row(a.type).ctx} {a.name} = c->{a.name};")
     return lines
 
 
@@ -189,21 +182,9 @@ def dtype_enum(dt):
     return TABLE[dt].enum
 
 
-def tensor_checks(op):
-    """Names of Tensor args whose dtype a custom kernel accepts only from op.dtypes."""
-    return [a for a in op.schema.args if a.type.base == "Tensor"]
-
-
 def entry_args(op):
-    """The public entry's parameter names, in order, as call arguments."""
-    out = []
-    for a in op.schema.args:
-        t, n = a.type, a.name
-        if t.is_list:
-            out += [n, f"{n}_len"]
-        else:
-            out.append(n)
-    return out
+    """The public entry's parameter names, in order, as call arguments (one per C parameter)."""
+    return [x.strip() for a in op.schema.args for x in types.row(a.type).args(a.name).split(",")]
 
 
 def scalar_fields(op):

@@ -1,5 +1,7 @@
 """How the model maps onto Python: signatures, argument conversion, stubs."""
-from .schema import MISSING
+from dataclasses import dataclass
+
+from . import types
 
 
 def varargs_arg(op):
@@ -47,68 +49,61 @@ def is_factory(op):
     return op.schema.arg("device") is not None
 
 
-def convert(op, where):
-    """(statements, C call arguments) turning Python arguments into C ones."""
-    stmts, cargs, name = [], [], f'"{where}"'
+@dataclass(frozen=True)
+class Converted:
+    """One argument turned from Python into C: `stmt` (if any) binds names the call then
+    passes; `cargs` are the C call arguments. kind: "tensor" (a handle: bound, not
+    re-checked by a composite), "bound" (a converter returning several values or needing
+    a name) or "inline" (an expression inside the call)."""
+    arg: str
+    kind: str
+    stmt: str
+    cargs: tuple
+
+
+def conversions(op, where):
+    """[Converted] for each schema argument, from the translation table's rows."""
+    out, name = [], f'"{where}"'
     va = varargs_arg(op)
     for a in op.schema.args:
-        t, n, q = a.type, a.name, f'"{a.name}"'
-        if t.base == "Tensor" and t.is_list:
-            stmts.append(f"{n}_h, {n}_n = _tensor_list({n}, {name}, {q})")
-            cargs += [f"{n}_h", f"{n}_n"]
-        elif t.base == "Tensor":
-            conv = f"{n}._h if {n}.__class__ is Tensor or {n}.__class__ is GradTensor else _tensor_arg({n}, {name}, {q})"
+        t, n, q, r = a.type, a.name, f'"{a.name}"', types.row(a.type)
+        call = f"{r.converter}({n}, {name}, {q})"
+        if t.base == "Tensor" and not t.is_list:
+            conv = f"{n}._h if {n}.__class__ is Tensor or {n}.__class__ is GradTensor else {call}"
             if t.optional:
                 conv = f"_NULL if {n} is None else ({conv})"
-            stmts.append(f"{n}_h = {conv}")
-            cargs.append(f"{n}_h")
-        elif t.base == "int" and t.is_list:
-            if a is va:
-                stmts.append(f"{n} = _varargs(_{n}, {n}, {name}, {q})")
-            fn = "_int_list_opt" if t.optional else "_int_list"
-            stmts.append(f"{n}_p, {n}_n = {fn}({n}, {name}, {q})")
-            cargs += [f"{n}_p", f"{n}_n"]
-        elif t.base == "int":
-            cargs.append(f"_int_opt({n}, {name}, {q})" if t.optional else f"_int({n}, {name}, {q})")
-        elif t.base == "Scalar":
-            fn = "_scalar_opt" if t.optional else "_scalar"
-            stmts.append(f"{n}_s = {fn}({n}, {name}, {q})")
-            cargs.append(f"{n}_s")
-        elif t.base == "float":
-            cargs.append(f"_float_opt({n}, {name}, {q})" if t.optional else f"_float({n}, {name}, {q})")
-        elif t.base == "bool":
-            cargs.append(f"_bool({n}, {name}, {q})")
-        elif t.base == "ScalarType":
-            cargs.append(f"_dtype_arg({n}, {name}, {q})")
-        elif t.base == "Device":
-            cargs.append(f"_device_arg({n}, {name}, {q})")
-        elif t.base == "str":
-            cargs.append(f"_str_opt({n}, {name}, {q})" if t.optional else f"_str({n}, {name}, {q})")
-    return stmts, cargs
+            out.append(Converted(n, "tensor", f"{n}_h = {conv}", (f"{n}_h",)))
+        elif t.is_list:
+            pre = f"{n} = _varargs(_{n}, {n}, {name}, {q})\n" if a is va else ""
+            kind = "tensor" if t.base == "Tensor" else "bound"
+            out.append(Converted(n, kind, f"{pre}{n}_p, {n}_n = {call}", (f"{n}_p", f"{n}_n")))
+        elif t.base == "Scalar":   # a name, so an operator can fold a default into a prebuilt struct
+            out.append(Converted(n, "bound", f"{n}_s = {call}", (f"{n}_s",)))
+        else:
+            out.append(Converted(n, "inline", "", (call,)))
+    return out
+
+
+def convert(op, where):
+    """(statements, C call arguments) turning Python arguments into C ones."""
+    convs = conversions(op, where)
+    stmts = [line for c in convs if c.stmt for line in c.stmt.split("\n")]
+    return stmts, [a for c in convs for a in c.cargs]
 
 
 def validate(op):
     """For a composite: check its non-Tensor arguments with the same converters a
     kernel op uses, so a bad argument names this op, not the one inside."""
-    stmts, cargs = convert(op, op.name)
-    tensor = {f"{a.name}_h" for a in op.schema.args if a.type.base == "Tensor"}
-    keep = [s for s in stmts if s.split(" = ")[0] not in tensor and not s.startswith(tuple(f"{t}, " for t in tensor))]
-    inline = [c for c in cargs if "(" in c and c.split("(")[0] in ("_int", "_int_opt", "_float", "_float_opt", "_bool",
-                                                                       "_dtype_arg", "_device_arg", "_str", "_str_opt")]
-    return keep + ([f"({', '.join(inline)},)"] if inline else [])
+    convs = [c for c in conversions(op, op.name) if c.kind != "tensor"]
+    stmts = [line for c in convs if c.stmt for line in c.stmt.split("\n")]
+    inline = [a for c in convs if c.kind == "inline" for a in c.cargs]
+    return stmts + ([f"({', '.join(inline)},)"] if inline else [])
 
 
 def overload_spec(op, with_out=True):
     """What the runtime overload resolver needs: (name, kind, has_default, kwonly, varargs)."""
     va = varargs_arg(op)
-    kinds = []
-    for a in op.schema.args:
-        t = a.type
-        kind = "Tensor[]" if t.base == "Tensor" and t.is_list else (
-            "int[]" if t.base == "int" and t.is_list else t.base)
-        if t.optional:
-            kind += "?"
-        kinds.append((a.name, kind, a.has_default, a.kwonly, a is va))
+    kinds = [(a.name, types.row(a.type).overload, a.has_default, a.kwonly, a is va) for a in op.schema.args]
     if with_out and "out" in op.variants:
         kinds.append(("out", "Tensor?", True, True, False))
     if is_factory(op):
@@ -116,22 +111,9 @@ def overload_spec(op, with_out=True):
     return tuple(kinds)
 
 
-# loom.int/float/bool are dtypes in the stub, so builtins go by alias
-PY_TYPES = {"Tensor": "Tensor", "Scalar": "_Number", "int": "_int", "float": "_float", "bool": "_bool",
-            "ScalarType": "_DType", "Device": "_Device", "str": "str"}
-
-
 def stub_type(a):
-    t = a.type
-    if t.base == "Tensor" and t.is_list:
-        s = "Sequence[Tensor]"
-    elif t.base == "int" and t.is_list:
-        s = "Sequence[_int] | _int"
-    elif t.base == "Tensor":
-        s = "Tensor | _Number"
-    else:
-        s = PY_TYPES[t.base]
-    return f"{s} | None" if t.optional else s
+    """The argument's type in __init__.pyi (loom.int/float/bool are dtypes there, so builtins go by alias)."""
+    return types.row(a.type).stub
 
 
 def stub_signature(op, skip_self=False, with_out=True):
