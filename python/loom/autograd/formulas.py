@@ -306,3 +306,10 @@ def logcumsumexp_jvp(self_t, self, result, dim):
         logs = lm.where(t > 0, lm.where(t > 0, t, 1).log() + self, -float("inf"))
         return (logs.logcumsumexp(dim) - result).exp()
     return part(self_t) - part(-self_t)
+
+
+def linalg_grad(name, *args):
+    """The LAPACK ops' formulas, which live in linalg_formulas.py (the generator finds helpers
+    only as functions defined in this file): linalg_grad("solve", ...) is its solve_backward."""
+    from . import linalg_formulas
+    return getattr(linalg_formulas, name + "_backward")(*args)
