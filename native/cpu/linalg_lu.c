@@ -222,8 +222,10 @@ int lm_cpu__linalg_logabsdet(lm_tensor *A, lm_tensor **out) {
     return finish(&j, j.sign && j.logabs && !run(&j, det_one, lm_la_batch(A), 0), out, 2, res);
 }
 
-/* serves: floating */
+/* serves: all (checks itself: LU and B floating, pivots int32) */
 lm_tensor *lm_cpu__linalg_lu_solve(lm_tensor *LU, lm_tensor *pivots, lm_tensor *B, bool adjoint) {
+    if (!lm_is_floating(LU->dtype))
+        return lm_set_error(LM_ERR_TYPE, "linalg.lu_solve: not implemented for dtype %s", lm_dtype_name(LU->dtype)), NULL;
     if (lm_la_check_square(LU, "linalg.lu_solve: LU")) return NULL;
     int64_t n = LU->shape[LU->ndim - 1];
     if (B->ndim < 2 || B->shape[B->ndim - 2] != n)

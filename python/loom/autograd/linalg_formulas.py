@@ -96,7 +96,7 @@ def qr_backward(gQ, gR, Q, R, complete, compute_q):
 
 
 def eigh_backward(gL, gV, L, V, compute_v):
-    """gA = V (diag(gL) + (V^T gV) / E) V^T, E_ij = L_j - L_i off the diagonal."""
+    """gA = V (diag(gL) + sym((V^T gV) / E)) V^T, E_ij = L_j - L_i off the diagonal."""
     if not compute_v:
         raise RuntimeError("linalg.eigh: the derivative of the eigenvalues needs the eigenvectors: "
                            "call linalg.eigh, or eigvalsh on a tensor that requires grad")
@@ -106,6 +106,7 @@ def eigh_backward(gL, gV, L, V, compute_v):
     eye = _eye(n, L)
     E = L.unsqueeze(-2) - L.unsqueeze(-1) + eye
     inner = (_T(V) @ gV) / E * (1 - eye)
+    inner = 0.5 * (inner + _T(inner))   # A is symmetric: PyTorch's gradient is too
     if gL is not None:
         inner = inner + _diag_embed(gL)
     return V @ inner @ _T(V)
