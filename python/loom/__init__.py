@@ -54,7 +54,7 @@ def set_parallel_threshold(n):
 
 
 from . import optim, utils  # noqa: E402  (pure Python over the ops above)
-from . import linalg  # noqa: E402
+from . import linalg, special  # noqa: E402
 from .linalg import tensor_norm as norm, allclose  # noqa: E402  (Python: their p/result are no schema types)
 # torch.* spellings of linalg functions
 from .linalg import det, slogdet, matrix_power, matrix_exp, pinv as pinverse, lu_solve  # noqa: E402,F401
