@@ -105,8 +105,8 @@ def test_composites_match_torch():
         np.testing.assert_allclose(LA.matrix_power(t(Q), n).numpy(), torch.linalg.matrix_power(torch.tensor(Q), n).numpy(),
                                    rtol=1e-9, atol=1e-12)
     for scale in (0.01, 1, 30):
-        np.testing.assert_allclose(LA.matrix_exp(t(Q * scale)).numpy(), torch.linalg.matrix_exp(torch.tensor(Q * scale)).numpy(),
-                                   rtol=1e-9, atol=1e-12)
+        want = torch.linalg.matrix_exp(torch.tensor(Q * scale)).numpy()
+        np.testing.assert_allclose(LA.matrix_exp(t(Q * scale)).numpy(), want, rtol=1e-9, atol=1e-12 * np.abs(want).max())
     ms = [rng.standard_normal(s) for s in ((4,), (4, 7), (7, 2), (2, 3))]
     np.testing.assert_allclose(LA.multi_dot([t(m) for m in ms]).numpy(), np.linalg.multi_dot(ms), rtol=1e-12)
     u, v = rng.standard_normal((4, 3)), rng.standard_normal((1, 3))
@@ -220,3 +220,29 @@ def test_init_orthogonal_and_trunc_normal():
     v = x.numpy()
     assert v.min() >= -1.0 and v.max() <= 2.0
     assert abs(v.mean() - 0.5 * (1 + 0) ) < 0.5 and v.std() > 0.5
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 16, 17, 40])
+def test_small_and_lapack_paths_agree_with_torch(n):
+    # n <= 16 runs loom's own unblocked loops, above LAPACK's: both must give LAPACK's results
+    A = rng.standard_normal((3, n, n)) + np.sqrt(n) * np.eye(n)
+    B = rng.standard_normal((3, n, 2))
+    S = spd(3, n, n)
+    TA, TB = torch.tensor(A), torch.tensor(B)
+    np.testing.assert_allclose(LA.solve(t(A), t(B)).numpy(), torch.linalg.solve(TA, TB).numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(LA.inv(t(A)).numpy(), torch.linalg.inv(TA).numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(LA.det(t(A)).numpy(), torch.linalg.det(TA).numpy(), rtol=1e-9)
+    np.testing.assert_allclose(LA.cholesky(t(S)).numpy(), torch.linalg.cholesky(torch.tensor(S)).numpy(), rtol=1e-10, atol=1e-12)
+    LU, piv = LA.lu_factor(t(A))
+    tLU, tpiv = torch.linalg.lu_factor(TA)
+    np.testing.assert_array_equal(piv.numpy(), tpiv.numpy())
+    for adjoint in (False, True):
+        np.testing.assert_allclose(LA.lu_solve(LU, piv, t(B), adjoint=adjoint).numpy(),
+                                   torch.linalg.lu_solve(tLU, tpiv, TB, adjoint=adjoint).numpy(), rtol=1e-9, atol=1e-12)
+    sing = A.copy()
+    sing[1, :, -1] = 0
+    np.testing.assert_array_equal(LA.inv_ex(t(sing)).info.numpy(), torch.linalg.inv_ex(torch.tensor(sing)).info.numpy())
+    bad = S.copy()
+    bad[2, -1, -1] = -1e3
+    np.testing.assert_array_equal(LA.cholesky_ex(t(bad)).info.numpy(),
+                                  torch.linalg.cholesky_ex(torch.tensor(bad)).info.numpy())

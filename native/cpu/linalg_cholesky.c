@@ -2,6 +2,7 @@
  * not positive-definite is reported through info, not as an error: linalg.cholesky raises
  * LinAlgError from it on the Python side, cholesky_ex hands it back. */
 #include "lapack.h"
+#include "linalg_small.h"
 #include "loom_ops.h"
 
 typedef struct {
@@ -16,8 +17,10 @@ static void chol_one(void *ctx, int64_t b) {
     int n = (int)j->n, ld = n > 1 ? n : 1, info = 0;
     char *a = j->ws + b * j->n * j->n * lm_itemsize(j->A->dtype);
     lm_la_load(j->A, j->A->ndim - 2, b, a, j->n);
+    if (n <= LM_LA_SMALL)
+        info = j->A->dtype == LM_FLOAT64 ? lm_small_potrf_d(n, (double *)a) : lm_small_potrf_s(n, (float *)a);
 #ifdef LM_HAVE_BLAS
-    if (j->A->dtype == LM_FLOAT64) scipy_dpotrf_("L", &n, (double *)a, &ld, &info, 1);
+    else if (j->A->dtype == LM_FLOAT64) scipy_dpotrf_("L", &n, (double *)a, &ld, &info, 1);
     else scipy_spotrf_("L", &n, (float *)a, &ld, &info, 1);
 #endif
     ((int32_t *)lm_bytes(j->info))[b] = info;

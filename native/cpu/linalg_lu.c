@@ -4,10 +4,15 @@
  * (the *_ex variants). */
 #include <math.h>
 #include "lapack.h"
+#include "linalg_small.h"
 #include "loom_ops.h"
 
 static void getrf(int dt, int m, int n, void *a, int *ipiv, int *info) {
     int lda = m > 1 ? m : 1;
+    if (m == n && n <= LM_LA_SMALL) {
+        *info = dt == LM_FLOAT64 ? lm_small_getrf_d(n, a, ipiv) : lm_small_getrf_s(n, a, ipiv);
+        return;
+    }
 #ifdef LM_HAVE_BLAS
     if (dt == LM_FLOAT64) scipy_dgetrf_(&m, &n, a, &lda, ipiv, info);
     else scipy_sgetrf_(&m, &n, a, &lda, ipiv, info);
@@ -18,6 +23,11 @@ static void getrf(int dt, int m, int n, void *a, int *ipiv, int *info) {
 
 static void getrs(int dt, bool trans, int n, int k, const void *a, const int *ipiv, void *b) {
     int ld = n > 1 ? n : 1, info;
+    if (n <= LM_LA_SMALL) {
+        if (dt == LM_FLOAT64) lm_small_getrs_d(trans, n, k, a, ipiv, b);
+        else lm_small_getrs_s(trans, n, k, a, ipiv, b);
+        return;
+    }
 #ifdef LM_HAVE_BLAS
     if (dt == LM_FLOAT64) scipy_dgetrs_(trans ? "T" : "N", &n, &k, a, &ld, ipiv, b, &ld, &info, 1);
     else scipy_sgetrs_(trans ? "T" : "N", &n, &k, a, &ld, ipiv, b, &ld, &info, 1);
