@@ -57,9 +57,10 @@ from . import optim, utils  # noqa: E402  (pure Python over the ops above)
 from . import linalg, special  # noqa: E402
 from .linalg import tensor_norm as norm, allclose  # noqa: E402  (Python: their p/result are no schema types)
 # torch.* spellings of linalg functions
-from .linalg import det, slogdet, matrix_power, matrix_exp, pinv as pinverse, lu_solve  # noqa: E402,F401
-from .linalg import inv as inverse, householder_product as orgqr, vander as _vander  # noqa: E402,F401
+from .linalg import det, slogdet, matrix_power, matrix_exp, inv as inverse, householder_product as orgqr  # noqa: E402,F401
 from ._linalg_api import logdet, cholesky_solve, cholesky_inverse, torch_svd as svd  # noqa: E402,F401
+from ._linalg_api import torch_lu_solve as lu_solve  # noqa: E402,F401
+from ._linalg_composite import pinverse  # noqa: E402,F401
 Tensor.norm = norm
 Tensor.allclose = allclose
 from .serialization import save, load  # noqa: E402

@@ -10,7 +10,8 @@ from . import _ops
 
 __all__ = ["LinAlgError", "solve", "solve_ex", "solve_triangular", "inv", "inv_ex", "det", "slogdet", "logdet",
            "cholesky", "cholesky_ex", "cholesky_solve", "cholesky_inverse", "qr", "eigh", "eigvalsh", "svd",
-           "svdvals", "householder_product", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "torch_svd"]
+           "svdvals", "householder_product", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "torch_svd",
+           "torch_lu_solve"]
 
 
 class LinAlgError(RuntimeError):
@@ -26,6 +27,13 @@ def _check_float(A, api, arg="A"):
         raise RuntimeError(f"{api}: Expected a floating point or complex tensor as input. Got {A.dtype.name}")
     if A.ndim < 2:
         raise RuntimeError(f"{api}: The input tensor {arg} must have at least 2 dimensions.")
+
+
+def _check_square(A, api, arg="A"):
+    _check_float(A, api, arg)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{api}: {arg} must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
 
 
 def _check_info(info, api, what):
@@ -62,7 +70,7 @@ SolveEx = namedtuple("solve_ex", ["result", "info"])
 
 
 def solve_ex(A, B, *, left=True, check_errors=False):
-    _check_float(A, "linalg.solve")
+    _check_square(A, "linalg.solve")
     vec = _vector_rhs(A, B)
     if vec:
         B = B.unsqueeze(-1)
@@ -96,7 +104,7 @@ InvEx = namedtuple("inv_ex", ["inverse", "info"])
 
 
 def inv_ex(A, *, check_errors=False):
-    _check_float(A, "linalg.inv")
+    _check_square(A, "linalg.inv")
     r = InvEx(*_ops._linalg_inv_ex(A))
     if check_errors:
         _check_info(r.info, "linalg.inv", _SINGULAR("inversion"))
@@ -109,7 +117,7 @@ def inv(A):
 
 
 def det(A):
-    _check_float(A, "linalg.det")
+    _check_square(A, "linalg.det")
     return _ops._linalg_det(A)
 
 
@@ -118,7 +126,7 @@ Slogdet = namedtuple("slogdet", ["sign", "logabsdet"])
 
 def slogdet(A):
     """(sign, log|det A|): no overflow where det itself would."""
-    _check_float(A, "linalg.slogdet")
+    _check_square(A, "linalg.slogdet")
     logabs, sign = _ops._linalg_logabsdet(A)
     return Slogdet(sign, logabs)
 
@@ -133,7 +141,7 @@ CholeskyEx = namedtuple("cholesky_ex", ["L", "info"])
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False):
-    _check_float(A, "linalg.cholesky")
+    _check_square(A, "linalg.cholesky")
     r = CholeskyEx(*_ops._linalg_cholesky_ex(A, upper))
     if check_errors:
         _check_info(r.info, "linalg.cholesky", _NOT_PD)
@@ -180,14 +188,14 @@ def _uplo(UPLO):
 
 def eigh(A, UPLO="L"):
     """Eigenvalues (ascending) and orthonormal eigenvectors of symmetric A, from one triangle."""
-    _check_float(A, "linalg.eigh")
+    _check_square(A, "linalg.eigh")
     L, V, info = _ops._linalg_eigh(A, _uplo(UPLO), True)
     _check_info(info, "linalg.eigh", _NO_CONV("eigenvalues"))
     return Eigh(L, V)
 
 
 def eigvalsh(A, UPLO="L"):
-    _check_float(A, "linalg.eigvalsh")
+    _check_square(A, "linalg.eigvalsh")
     L, _, info = _ops._linalg_eigh(A, _uplo(UPLO), A.requires_grad)
     _check_info(info, "linalg.eigvalsh", _NO_CONV("eigenvalues"))
     return L
@@ -284,3 +292,8 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         return _ops._linalg_lu_solve(LU, pivots, B, adjoint)
     # X A = B  <=>  A^T X^T = B^T
     return _T(_ops._linalg_lu_solve(LU, pivots, _T(B), not adjoint))
+
+
+def torch_lu_solve(b, LU_data, LU_pivots):
+    """torch.lu_solve: the right-hand side first."""
+    return lu_solve(LU_data, LU_pivots, b)

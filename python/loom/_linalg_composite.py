@@ -7,7 +7,7 @@ from collections import namedtuple
 from . import _ops
 from ._linalg_api import _T, _check_float, svd, svdvals, solve, inv
 
-__all__ = ["lstsq", "pinv", "matrix_rank", "matrix_power", "matrix_exp", "multi_dot", "cross", "vecdot",
+__all__ = ["lstsq", "pinv", "pinverse", "matrix_rank", "matrix_power", "matrix_exp", "multi_dot", "cross", "vecdot",
            "vander", "cond"]
 
 Lstsq = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
@@ -32,6 +32,11 @@ def _tolerance(A, S, atol, rtol):
     if atol is not None:
         tol = _ops.maximum(tol, _ops.full_like(tol, atol))
     return tol
+
+
+def pinverse(input, rcond=1e-15):
+    """torch.pinverse: pinv with rcond as the relative tolerance."""
+    return pinv(input, rtol=rcond)
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
