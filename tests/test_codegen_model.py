@@ -260,5 +260,6 @@ def test_not_implemented_inputs_are_refused_by_the_recorder():
     nodes = emit.render(MODEL, ROOT / "native", derivs)["_nodes.py"]
     record = nodes[nodes.index("def record_nll_loss("):]
     assert record.split("\n")[1].strip() == 'check_no_requires_grad(weight, "nll_loss", "weight")'
+    # one check per not_implemented input of an op with formulas (nll_loss's weight, zeta's self, ...)
     assert sum("check_no_requires_grad(" in line for line in nodes.splitlines()) == \
-        sum(len(d.not_implemented) for d in derivs if d.formulas) == 2   # nll_loss and its backward
+        sum(len(d.not_implemented) for d in derivs if d.formulas) >= 2

@@ -35,8 +35,13 @@ __version__ = "0.1.0"
 
 from ._runtime import manual_seed, get_num_threads, set_num_threads, set_parallel_threshold  # noqa: E402
 from . import optim, utils  # noqa: E402  (pure Python over the ops above)
-from . import linalg  # noqa: E402
+from . import linalg, special  # noqa: E402
 from .linalg import tensor_norm as norm, allclose  # noqa: E402  (Python: their p/result are no schema types)
+# torch.* spellings of linalg functions
+from .linalg import det, slogdet, matrix_power, matrix_exp, inv as inverse, householder_product as orgqr  # noqa: E402,F401
+from ._linalg_api import logdet, cholesky_solve, cholesky_inverse, torch_svd as svd  # noqa: E402,F401
+from ._linalg_api import torch_lu_solve as lu_solve  # noqa: E402,F401
+from ._linalg_composite import pinverse  # noqa: E402,F401
 Tensor.norm = norm
 Tensor.allclose = allclose
 from .serialization import save, load  # noqa: E402

@@ -1,10 +1,19 @@
-"""loom.linalg: vector and matrix norms, as torch.linalg's (the subset over
-loom's ops; SVD-based norms are not there yet)."""
+"""loom.linalg, as torch.linalg: norms (here), decompositions and solvers (_linalg_api, over the
+LAPACK ops) and the functions composed from them (_linalg_composite)."""
 import builtins as _b
 
 from . import _ops
+from ._linalg_api import (LinAlgError, solve, solve_ex, solve_triangular, inv, inv_ex, det, slogdet,  # noqa: F401
+                          cholesky, cholesky_ex, qr, eigh, eigvalsh, svd, svdvals, householder_product,
+                          lu_factor, lu_factor_ex, lu, lu_solve)
+from ._linalg_composite import (lstsq, pinv, matrix_rank, matrix_power, matrix_exp, multi_dot, cross,  # noqa: F401
+                                vecdot, vander, cond)
+from ._ops import matmul  # noqa: F401
 
-__all__ = ["vector_norm", "matrix_norm", "norm"]
+__all__ = ["vector_norm", "matrix_norm", "norm", "LinAlgError", "solve", "solve_ex", "solve_triangular", "inv",
+           "inv_ex", "det", "slogdet", "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals",
+           "householder_product", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "lstsq", "pinv", "matrix_rank",
+           "matrix_power", "matrix_exp", "multi_dot", "cross", "vecdot", "vander", "cond", "matmul"]
 
 _INF = _b.float("inf")
 
@@ -29,7 +38,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord == "fro":
         return vector_norm(A, 2, [d0, d1], keepdim, dtype=dtype)
     if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which loom does not compute yet")
+        if dtype is not None:
+            A = A.to(dtype)
+        S = svdvals(A.movedim([d0, d1], [-2, -1]))
+        r = S.sum([-1]) if ord == "nuc" else S.amax([-1]) if ord == 2 else S.amin([-1])
+        return r.unsqueeze(d0 if d0 < d1 else d1).unsqueeze(d1 if d0 < d1 else d0) if keepdim else r
     if ord not in (1, -1, _INF, -_INF):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if dtype is not None:

@@ -306,3 +306,18 @@ def logcumsumexp_jvp(self_t, self, result, dim):
         logs = lm.where(t > 0, lm.where(t > 0, t, 1).log() + self, -float("inf"))
         return (logs.logcumsumexp(dim) - result).exp()
     return part(self_t) - part(-self_t)
+
+
+def sinc_grad(self):
+    """d/dx sin(pi x) / (pi x) away from 0 (the caller puts 0 there); 0 is replaced by 1 inside,
+    so no NaN reaches the double backward."""
+    x = lm.where(self == 0, 1.0, self)
+    px = x * 3.141592653589793
+    return (px * px.cos() - px.sin()) / (px * x)
+
+
+def linalg_grad(name, *args):
+    """The LAPACK ops' formulas, which live in linalg_formulas.py (the generator finds helpers
+    only as functions defined in this file): linalg_grad("solve", ...) is its solve_backward."""
+    from . import linalg_formulas
+    return getattr(linalg_formulas, name + "_backward")(*args)

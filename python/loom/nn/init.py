@@ -134,3 +134,39 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
         warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Fill with N(mean, std^2) truncated to [a, b]: uniform draws pushed through the normal's
+    inverse CDF between the bounds' CDF values (PyTorch's method)."""
+    _check(tensor, "trunc_normal_", generator)
+    cdf = lambda x: (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+    lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
+
+    def sample(shape, dt):
+        u = _standard(shape, dt, generator, False) * (2 * hi - 2 * lo) + (2 * lo - 1)
+        return (u.erfinv() * (std * math.sqrt(2.0)) + mean).clamp(a, b)
+    return _fill_random(tensor, sample)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Fill with a (semi-)orthogonal matrix, the Q of a Gaussian matrix's QR with R's diagonal signs
+    folded in (Saxe et al. 2013); dims past the first are flattened."""
+    _check(tensor, "orthogonal_", generator)
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    from .. import linalg
+    rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
+    dtype = tensor.dtype if tensor.dtype.is_floating_point else float32
+    flat = _standard((rows, cols), dtype, generator, True)
+    if rows < cols:
+        flat = flat.t()
+    q, r = linalg.qr(flat)
+    q = q * r.diagonal(0, -2, -1).sign()
+    if rows < cols:
+        q = q.t()
+    with no_grad():
+        tensor.copy_((q * gain).reshape(list(tensor.shape)))
+    return tensor

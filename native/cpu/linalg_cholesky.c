@@ -1,0 +1,96 @@
+/* Cholesky factorization (LAPACK potrf) and triangular solves (BLAS trsm). A matrix that is
+ * not positive-definite is reported through info, not as an error: linalg.cholesky raises
+ * LinAlgError from it on the Python side, cholesky_ex hands it back. */
+#include "lapack.h"
+#include "linalg_small.h"
+#include "loom_ops.h"
+
+typedef struct {
+    lm_tensor *A, *B, *L, *info;
+    char *ws;
+    int64_t n, k;
+    bool upper, left, unit;
+} chol_job;
+
+static void chol_one(void *ctx, int64_t b) {
+    chol_job *j = ctx;
+    int n = (int)j->n, ld = n > 1 ? n : 1, info = 0;
+    char *a = j->ws + b * j->n * j->n * lm_itemsize(j->A->dtype);
+    lm_la_load(j->A, j->A->ndim - 2, b, a, j->n);
+    if (n <= LM_LA_SMALL)
+        info = j->A->dtype == LM_FLOAT64 ? lm_small_potrf_d(n, (double *)a) : lm_small_potrf_s(n, (float *)a);
+#ifdef LM_HAVE_BLAS
+    else if (j->A->dtype == LM_FLOAT64) scipy_dpotrf_("L", &n, (double *)a, &ld, &info, 1);
+    else scipy_spotrf_("L", &n, (float *)a, &ld, &info, 1);
+#endif
+    ((int32_t *)lm_bytes(j->info))[b] = info;
+    lm_la_zero_triangle(j->A->dtype, a, j->n, true);
+    if (j->upper) {   /* U = L^T: store the column-major L as if it were row-major */
+        size_t es = lm_itemsize(j->A->dtype);
+        memcpy(lm_bytes(j->L) + b * j->n * j->n * es, a, j->n * j->n * es);
+    } else {
+        lm_la_store(j->L, b, j->n, j->n, a, j->n);
+    }
+}
+
+/* serves: floating */
+int lm_cpu__linalg_cholesky_ex(lm_tensor *A, bool upper, lm_tensor **out) {
+    if (lm_la_check_square(A, "A")) return -1;
+    chol_job j = {.A = A, .n = A->shape[A->ndim - 1], .upper = upper};
+    int64_t batch = lm_la_batch(A);
+    j.L = lm_la_new(A, A->dtype, 2, (int64_t[]){j.n, j.n});
+    j.info = lm_la_new(A, LM_INT32, 0, NULL);
+    j.ws = j.L && j.info ? lm_la_scratch(batch * j.n * j.n * lm_itemsize(A->dtype)) : NULL;
+    if (!j.ws) {
+        lm_release(j.L), lm_release(j.info);
+        return -1;
+    }
+    lm_la_for(batch, j.n, chol_one, &j);
+    free(j.ws);
+    out[0] = j.L, out[1] = j.info;
+    return 0;
+}
+
+static void trsm_one(void *ctx, int64_t b) {
+    chol_job *j = ctx;
+    size_t es = lm_itemsize(j->A->dtype);
+    int64_t rows = j->B->shape[j->B->ndim - 2], cols = j->B->shape[j->B->ndim - 1];
+    char *a = j->ws + b * (j->n * j->n + rows * cols) * es, *x = a + j->n * j->n * es;
+    lm_la_load(j->A, j->A->ndim - 2, b, a, j->n);
+    lm_la_load(j->B, j->B->ndim - 2, b, x, rows);
+#ifdef LM_HAVE_BLAS
+    enum { COL_MAJOR = 102, NO_TRANS = 111, UPPER = 121, LOWER = 122, NON_UNIT = 131, UNIT = 132, LEFT = 141, RIGHT = 142 };
+    int side = j->left ? LEFT : RIGHT, uplo = j->upper ? UPPER : LOWER, diag = j->unit ? UNIT : NON_UNIT;
+    int n = (int)j->n, r = (int)rows, c = (int)cols, ldb = r > 1 ? r : 1, lda = n > 1 ? n : 1;
+    if (j->A->dtype == LM_FLOAT64)
+        scipy_cblas_dtrsm(COL_MAJOR, side, uplo, NO_TRANS, diag, r, c, 1.0, (double *)a, lda, (double *)x, ldb);
+    else
+        scipy_cblas_strsm(COL_MAJOR, side, uplo, NO_TRANS, diag, r, c, 1.0f, (float *)a, lda, (float *)x, ldb);
+#endif
+    lm_la_store(j->L, b, rows, cols, x, rows);
+}
+
+/* serves: floating */
+lm_tensor *lm_cpu__linalg_solve_triangular(lm_tensor *A, lm_tensor *B, bool upper, bool left, bool unitriangular) {
+    if (lm_la_check_square(A, "A")) return NULL;
+    int64_t n = A->shape[A->ndim - 1];
+    if (B->ndim != A->ndim || B->shape[B->ndim - (left ? 2 : 1)] != n)
+        return lm_set_error(LM_ERR_RUNTIME, "Incompatible shapes of A and B for the equation %s",
+                            left ? "AX = B" : "XA = B"), NULL;
+    for (int i = 0; i < A->ndim - 2; i++)
+        if (A->shape[i] != B->shape[i])
+            return lm_set_error(LM_ERR_RUNTIME, "B must have the batch dimensions of A (broadcast them first)"), NULL;
+    if (B->dtype != A->dtype)
+        return lm_set_error(LM_ERR_RUNTIME, "Expected A and B to have the same dtype"), NULL;
+    chol_job j = {.A = A, .B = B, .n = n, .upper = upper, .left = left, .unit = unitriangular};
+    int64_t batch = lm_la_batch(A), rows = B->shape[B->ndim - 2], cols = B->shape[B->ndim - 1];
+    j.L = lm_la_new(A, A->dtype, 2, (int64_t[]){rows, cols});
+    j.ws = j.L ? lm_la_scratch(batch * (n * n + rows * cols) * lm_itemsize(A->dtype)) : NULL;
+    if (!j.ws) {
+        lm_release(j.L);
+        return NULL;
+    }
+    lm_la_for(batch, n, trsm_one, &j);
+    free(j.ws);
+    return j.L;
+}

@@ -1,0 +1,72 @@
+/* Singular value decomposition (LAPACK gesdd, divide and conquer). Non-convergence is
+ * reported through info; linalg.svd raises LinAlgError from it on the Python side. */
+#include "lapack.h"
+#include "loom_ops.h"
+
+typedef struct {
+    lm_tensor *A, *U, *S, *Vh, *info;
+    char *ws;
+    int64_t m, n, k, ucols, vrows, per, lwork;
+    bool compute_uv, full;
+} svd_job;
+
+static void svd_one(void *ctx, int64_t b) {
+    svd_job *j = ctx;
+    int dt = j->A->dtype, m = (int)j->m, n = (int)j->n, info = 0;
+    int lda = m > 1 ? m : 1, ldu = lda, ldvt = j->vrows > 1 ? (int)j->vrows : 1, lw = (int)j->lwork;
+    size_t es = lm_itemsize(dt);
+    char *a = j->ws + b * j->per, *s = a + j->m * j->n * es, *u = s + j->k * es, *vt = u + j->m * j->ucols * es;
+    char *work = vt + j->vrows * j->n * es;
+    int *iwork = (int *)(work + j->lwork * es);
+    const char *jobz = !j->compute_uv ? "N" : j->full ? "A" : "S";
+    lm_la_load(j->A, j->A->ndim - 2, b, a, j->m);
+    if (j->k == 0) {   /* LAPACK wants no empty matrices; the full factors are identities */
+        if (j->compute_uv) lm_la_eye(dt, u, j->ucols == j->m ? j->m : 0), lm_la_eye(dt, vt, j->vrows == j->n ? j->n : 0);
+    } else {
+#ifdef LM_HAVE_BLAS
+        if (dt == LM_FLOAT64)
+            scipy_dgesdd_(jobz, &m, &n, (double *)a, &lda, (double *)s, (double *)u, &ldu, (double *)vt, &ldvt,
+                          (double *)work, &lw, iwork, &info, 1);
+        else
+            scipy_sgesdd_(jobz, &m, &n, (float *)a, &lda, (float *)s, (float *)u, &ldu, (float *)vt, &ldvt,
+                          (float *)work, &lw, iwork, &info, 1);
+#else
+        (void)jobz, (void)ldu, (void)ldvt, (void)lw, (void)iwork, (void)lda;
+#endif
+    }
+    ((int32_t *)lm_bytes(j->info))[b] = info;
+    memcpy(lm_bytes(j->S) + b * j->k * es, s, j->k * es);
+    if (!j->compute_uv) return;
+    lm_la_store(j->U, b, j->m, j->ucols, u, j->m);
+    lm_la_store(j->Vh, b, j->vrows, j->n, vt, j->vrows);
+}
+
+/* serves: floating */
+int lm_cpu__linalg_svd(lm_tensor *A, bool full_matrices, bool compute_uv, lm_tensor **out) {
+    if (A->ndim < 2) return lm_set_error(LM_ERR_RUNTIME, "The input tensor A must have at least 2 dimensions.");
+    if (lm_la_available(A)) return -1;
+    svd_job j = {.A = A, .m = A->shape[A->ndim - 2], .n = A->shape[A->ndim - 1], .compute_uv = compute_uv,
+                 .full = full_matrices};
+    j.k = j.m < j.n ? j.m : j.n;
+    int64_t mx = j.m > j.n ? j.m : j.n, mn = j.k, batch = lm_la_batch(A);
+    j.ucols = compute_uv ? (full_matrices ? j.m : j.k) : 0;
+    j.vrows = compute_uv ? (full_matrices ? j.n : j.k) : 0;
+    /* gesdd's documented minimum for either job, and room to block */
+    j.lwork = 3 * mn + (mx > 5 * mn * mn + 4 * mn ? mx : 5 * mn * mn + 4 * mn) + 64 * (j.m + j.n) + 1;
+    size_t es = lm_itemsize(A->dtype);
+    j.per = (int64_t)(es * (j.m * j.n + j.k + j.m * j.ucols + j.vrows * j.n + j.lwork) + sizeof(int) * 8 * (mn + 1) + 16)
+            & ~(int64_t)15;
+    j.S = lm_la_new(A, A->dtype, 1, &j.k);
+    j.U = lm_la_new(A, A->dtype, 2, (int64_t[]){compute_uv ? j.m : 0, j.ucols});
+    j.Vh = lm_la_new(A, A->dtype, 2, (int64_t[]){j.vrows, compute_uv ? j.n : 0});
+    j.info = lm_la_new(A, LM_INT32, 0, NULL);
+    j.ws = j.U && j.S && j.Vh && j.info ? lm_la_scratch((size_t)(batch * j.per)) : NULL;
+    if (!j.ws) {
+        lm_release(j.U), lm_release(j.S), lm_release(j.Vh), lm_release(j.info);
+        return -1;
+    }
+    lm_la_for(batch, mx, svd_one, &j);
+    free(j.ws);
+    out[0] = j.U, out[1] = j.S, out[2] = j.Vh, out[3] = j.info;
+    return 0;
+}
