@@ -22,6 +22,8 @@ static void chol_one(void *ctx, int64_t b) {
 #ifdef LM_HAVE_BLAS
     else if (j->A->dtype == LM_FLOAT64) scipy_dpotrf_("L", &n, (double *)a, &ld, &info, 1);
     else scipy_spotrf_("L", &n, (float *)a, &ld, &info, 1);
+#else
+    (void)ld;
 #endif
     ((int32_t *)lm_bytes(j->info))[b] = info;
     lm_la_zero_triangle(j->A->dtype, a, j->n, true);

@@ -32,7 +32,7 @@ static void getrs(int dt, bool trans, int n, int k, const void *a, const int *ip
     if (dt == LM_FLOAT64) scipy_dgetrs_(trans ? "T" : "N", &n, &k, a, &ld, ipiv, b, &ld, &info, 1);
     else scipy_sgetrs_(trans ? "T" : "N", &n, &k, a, &ld, ipiv, b, &ld, &info, 1);
 #else
-    (void)dt, (void)trans, (void)k, (void)a, (void)ipiv, (void)b, (void)info;
+    (void)dt, (void)trans, (void)k, (void)a, (void)ipiv, (void)b, (void)info, (void)ld;
 #endif
 }
 

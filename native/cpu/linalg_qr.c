@@ -15,7 +15,7 @@ static void geqrf(int dt, int m, int n, void *a, void *tau, void *work, int lwor
     if (dt == LM_FLOAT64) scipy_dgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
     else scipy_sgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
 #else
-    (void)dt, (void)a, (void)tau, (void)work, (void)lwork, (void)info;
+    (void)dt, (void)m, (void)n, (void)lda, (void)a, (void)tau, (void)work, (void)lwork, (void)info;
 #endif
 }
 
@@ -25,7 +25,7 @@ static void orgqr(int dt, int m, int n, int k, void *a, const void *tau, void *w
     if (dt == LM_FLOAT64) scipy_dorgqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
     else scipy_sorgqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
 #else
-    (void)dt, (void)n, (void)k, (void)a, (void)tau, (void)work, (void)lwork, (void)info;
+    (void)dt, (void)n, (void)k, (void)lda, (void)a, (void)tau, (void)work, (void)lwork, (void)info;
 #endif
 }
 

@@ -31,7 +31,7 @@ static void svd_one(void *ctx, int64_t b) {
             scipy_sgesdd_(jobz, &m, &n, (float *)a, &lda, (float *)s, (float *)u, &ldu, (float *)vt, &ldvt,
                           (float *)work, &lw, iwork, &info, 1);
 #else
-        (void)jobz, (void)ldu, (void)ldvt, (void)lw, (void)iwork, (void)lda;
+        (void)jobz, (void)ldu, (void)ldvt, (void)lw, (void)iwork, (void)lda, (void)m, (void)n;
 #endif
     }
     ((int32_t *)lm_bytes(j->info))[b] = info;

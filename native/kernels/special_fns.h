@@ -6,6 +6,7 @@
 #ifndef LOOM_KERNELS_SPECIAL_FNS_H
 #define LOOM_KERNELS_SPECIAL_FNS_H
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include "special.h"
 
@@ -116,7 +117,7 @@ static inline double lm_i1(double x) {
 /* J_nu(x), nu in {0, 1}, x >= 0: Miller's backward recurrence normalized by
  * J_0 + 2 sum J_2k = 1 up to 25, Hankel's asymptotic expansion beyond */
 static inline double lm_bessel_j(int nu, double x) {
-    if (x == 0) return nu ? 0 : 1;
+    if (x < 1e-8) return nu ? x / 2 : 1 - x * x / 4;   /* where the recurrence's 2k/x would overflow */
     if (x <= 25) {
         int n = 2 * (int)((x + 40) / 2);
         double next = 0, cur = 1e-30, norm = 0, jnu = 0;
@@ -149,25 +150,52 @@ static inline double lm_j0(double x) { return x != x ? x : lm_bessel_j(0, fabs(x
 static inline double lm_j1(double x) { return x != x ? x : copysign(1.0, x) * lm_bessel_j(1, fabs(x)); }
 
 /* Hurwitz zeta(x, q) as scipy.special.zeta: inf at x = 1, NaN below (and for q < 0 where
- * q^-x is not real) */
+ * q^-x is not real). Large x sums the few terms that matter directly; lm_hurwitz_zeta's
+ * loop up to q = 10 + x would not end. */
 static inline double lm_zeta(double x, double q) {
-    if (x != x || q != q) return NAN;
+    /* the order of Cephes' checks, which scipy and PyTorch share (NaN x with q = 0 is inf) */
     if (x == 1) return INFINITY;
     if (x < 1) return NAN;
     if (q <= 0) {
         if (q == floor(q)) return INFINITY;
-        if (x != floor(x)) return NAN;
+        if (x != floor(x) || q < -1e6) return NAN;
+    }
+    if (x != x || q != q) return NAN;
+    if (isinf(q)) return 0;
+    if (x > 50) {   /* where q^-x underflows Cephes' sum is 0, or NaN once its x^24 overflows (scipy, PyTorch) */
+        double sum = 0;
+        for (int k = 0; k < 2000000; k++) {
+            double t = pow(q + k, -x);
+            sum += t;
+            if (q + k > 0 && t <= 1e-17 * fabs(sum)) break;
+        }
+        return sum == 0 ? (q > 1e8 || pow(x, 24) < INFINITY ? 0 : NAN) : sum;
     }
     return lm_hurwitz_zeta(x, q);
 }
 
 /* the regularized incomplete gamma functions P(a, x) (lower) and Q = 1 - P (upper): the
  * series for P below x = a + 1, Lentz's continued fraction for Q above */
-static inline double lm_gamma_prefix(double a, double x) { return exp(a * log(x) - x - lgamma(a)); }
+/* x^a e^-x / Gamma(a); for large a through Stirling's series, so that a log x and lgamma(a),
+ * both huge, do not cancel */
+static inline double lm_gamma_prefix(double a, double x) {
+    if (a < 100) return exp(a * log(x) - x - lgamma(a));   /* Stirling below would need more terms */
+    double t = (x - a) / a, ia = 1 / a;
+    double corr = ia * (1.0 / 12 - ia * ia * (1.0 / 360 - ia * ia / 1260));
+    return exp(a * (log1p(t) - t) + 0.5 * log(a) - 0.5 * log(2 * LM_PI) - corr);
+}
+
+/* Temme's leading term for very large a: P(a, x) ~ erfc(-eta sqrt(a / 2)) / 2 with
+ * eta^2 / 2 = x/a - 1 - log(x/a); off by O(1/sqrt(a)) (below 1e-4 relative for a > 1e8) */
+static inline double lm_gammainc_temme(double a, double x, bool upper) {
+    double l = x / a, d = l - 1 - log(l);
+    double eta = (l < 1 ? -1 : 1) * sqrt(2 * (d > 0 ? d : 0));
+    return 0.5 * erfc((upper ? 1 : -1) * eta * sqrt(a / 2));
+}
 
 static inline double lm_gammainc_series(double a, double x) {
     double term = 1 / a, sum = term;
-    for (int n = 1; n < 2000; n++) {
+    for (int n = 1; n < 200000; n++) {
         term *= x / (a + n);
         sum += term;
         if (fabs(term) < 1e-17 * fabs(sum)) break;
@@ -177,7 +205,7 @@ static inline double lm_gammainc_series(double a, double x) {
 
 static inline double lm_gammaincc_cf(double a, double x) {
     double tiny = 1e-300, b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
-    for (int i = 1; i < 2000; i++) {
+    for (int i = 1; i < 200000; i++) {
         double an = -i * (i - a);
         b += 2;
         d = an * d + b;
@@ -198,6 +226,7 @@ static inline double lm_gammainc(double a, double x) {
     if (x == 0) return 0;
     if (isinf(a)) return isinf(x) ? NAN : 0;
     if (isinf(x)) return 1;
+    if (a > 1e8) return lm_gammainc_temme(a, x, false);
     return x < a + 1 ? lm_gammainc_series(a, x) : 1 - lm_gammaincc_cf(a, x);
 }
 
@@ -207,6 +236,7 @@ static inline double lm_gammaincc(double a, double x) {
     if (x == 0) return 1;
     if (isinf(a)) return isinf(x) ? NAN : 1;
     if (isinf(x)) return 0;
+    if (a > 1e8) return lm_gammainc_temme(a, x, true);
     return x < a + 1 ? 1 - lm_gammainc_series(a, x) : lm_gammaincc_cf(a, x);
 }
 
@@ -217,11 +247,10 @@ static inline double lm_entr(double x) {
     return x == 0 ? 0 : -INFINITY;
 }
 
-/* sin(pi x) / (pi x) with sin(pi x) reduced exactly (x mod 2), 1 at 0 */
+/* sin(pi x) / (pi x) with sin(pi x) reduced exactly (x mod 2), 1 at 0, NaN at +-inf */
 static inline double lm_sinc(double x) {
-    if (x != x) return x;
+    if (x != x || isinf(x)) return NAN;   /* sin(inf) is NaN: NumPy's and PyTorch's value */
     if (x == 0) return 1;
-    if (isinf(x)) return 0;
     double r = fmod(x, 2.0);   /* exact */
     double s = sin(LM_PI * r);
     if (r == floor(r)) s = 0;

@@ -7,8 +7,7 @@ from collections import namedtuple
 from . import _ops
 from ._linalg_api import _T, _check_float, svd, svdvals, solve, inv
 
-__all__ = ["lstsq", "pinv", "pinverse", "matrix_rank", "matrix_power", "matrix_exp", "multi_dot", "cross", "vecdot",
-           "vander", "cond"]
+__all__ = ["lstsq", "pinv", "pinverse", "matrix_rank", "matrix_exp", "multi_dot", "cond"]
 
 Lstsq = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
 
@@ -64,25 +63,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return Lstsq(X.squeeze(-1) if vec else X, residuals, rank, S)
 
 
-def matrix_power(A, n):
-    """A^n by repeated squaring; n < 0 inverts first."""
-    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices")
-    if n == 0:
-        return _ops.eye(A.shape[-1], dtype=A.dtype).expand(list(A.shape)).clone()
-    if n < 0:
-        A, n = inv(A), -n
-    result, base = None, A
-    while n:
-        if n & 1:
-            result = base if result is None else result @ base
-        n >>= 1
-        if n:
-            base = base @ base
-    return result
-
-
-# Padé [13/13] coefficients and the 1-norm bound under which it is exact to double precision
+# Pade [13/13] coefficients and the 1-norm bound under which it is exact to double precision
 # (Higham 2005, as scipy.linalg.expm and PyTorch use)
 _PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
            10559470521600., 670442572800., 33522128640., 1323241920., 40840800., 960960., 16380., 182., 1.)
@@ -154,34 +135,6 @@ def _chain(ts, dims, i, j, split):
         return ts[i]
     k = split[i][j]
     return _chain(ts, dims, i, k, split) @ _chain(ts, dims, k + 1, j, split)
-
-
-def cross(input, other, *, dim=-1):
-    """The cross product of 3-vectors along dim (broadcast)."""
-    if input.shape[dim] != 3 or other.shape[dim] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. "
-                           f"Got {input.shape[dim]} and {other.shape[dim]}")
-    a = [input.narrow(dim, i, 1) for i in range(3)]
-    b = [other.narrow(dim, i, 1) for i in range(3)]
-    return _ops.cat([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], dim)
-
-
-def vecdot(x, y, *, dim=-1):
-    """sum(x * y) along dim (broadcast)."""
-    return (x * y).sum([dim])
-
-
-def vander(x, *, N=None):
-    """Columns x^0, x^1, ..., x^(N-1) (increasing powers, as torch.linalg.vander)."""
-    if x.ndim < 1:
-        raise RuntimeError("linalg.vander: x must have at least one dimension")
-    n = x.shape[-1] if N is None else N
-    if n < 1:
-        raise RuntimeError(f"linalg.vander: N must be greater than 1.")
-    cols = [_ops.ones_like(x).unsqueeze(-1)]
-    for _ in range(1, n):
-        cols.append(cols[-1] * x.unsqueeze(-1))
-    return _ops.cat(cols, -1)
 
 
 def cond(A, p=None):

@@ -6,9 +6,14 @@ from . import _ops
 from ._linalg_api import (LinAlgError, solve, solve_ex, solve_triangular, inv, inv_ex, det, slogdet,  # noqa: F401
                           cholesky, cholesky_ex, qr, eigh, eigvalsh, svd, svdvals, householder_product,
                           lu_factor, lu_factor_ex, lu, lu_solve)
-from ._linalg_composite import (lstsq, pinv, matrix_rank, matrix_power, matrix_exp, multi_dot, cross,  # noqa: F401
-                                vecdot, vander, cond)
-from ._ops import matmul  # noqa: F401
+from ._linalg_composite import lstsq, pinv, matrix_rank, matrix_exp, multi_dot, cond  # noqa: F401
+from ._ops import matmul, linalg_matrix_power as matrix_power, linalg_cross as cross  # noqa: F401
+from ._ops import linalg_vecdot as vecdot  # noqa: F401
+
+
+def vander(x, *, N=None):
+    """torch.linalg.vander's spelling (the schema cannot name an argument N)."""
+    return _ops.linalg_vander(x, n=N)
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "LinAlgError", "solve", "solve_ex", "solve_triangular", "inv",
            "inv_ex", "det", "slogdet", "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals",
