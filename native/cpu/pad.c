@@ -169,6 +169,67 @@ static int64_t row_source(const padgeom *G, int64_t row, const int64_t *strides)
     return at;
 }
 
+/* what a range of rows (forward) or planes (backward) needs */
+typedef struct {
+    const padgeom *G;
+    const char *src;                  /* self, or grad_output */
+    char *dst;                        /* out, or dx */
+    const int64_t *sstrides;          /* src's strides */
+    int64_t W, sw;                    /* output row length; src's last-dim stride */
+    const int64_t *wmap;              /* the last dim's map */
+    lm_scalar value;                  /* the constant (forward) */
+    int64_t rows_per_plane;           /* backward: output rows per plane of dx */
+    const int64_t *cstrides;          /* backward: dx's (contiguous) strides */
+} job;
+
+/* output rows [begin, end): each gathers its row of self, or the constant */
+#define FORWARD(T, S)                                                                                                 \
+    static void fwd_rows_##S(int64_t begin, int64_t end, void *vj) {                                                  \
+        const job *J = vj;                                                                                            \
+        const lm_scalar value = J->value;                                                                             \
+        const T fill = value.kind < 0 ? (T)0 : value.kind == 2 ? (T)value.d : (T)value.i;                             \
+        const T *src = (const T *)J->src;                                                                             \
+        T *dst = (T *)J->dst;                                                                                         \
+        const int64_t W = J->W, sw = J->sw, *wmap = J->wmap;                                                          \
+        for (int64_t row = begin; row < end; row++) {                                                                 \
+            const int64_t at = row_source(J->G, row, J->sstrides);                                                    \
+            T *o = dst + row * W;                                                                                     \
+            for (int64_t j = 0; j < W; j++)                                                                           \
+                o[j] = at < 0 || wmap[j] < 0 ? fill : src[at + wmap[j] * sw];                                         \
+        }                                                                                                             \
+    }
+FORWARD(bool, bool)
+FORWARD(uint8_t, uint8)
+FORWARD(int32_t, int32)
+FORWARD(int64_t, int64)
+FORWARD(float, float)
+FORWARD(double, double)
+static const lm_range_fn fwd_rows[LM_NUM_DTYPES] = {
+    [LM_BOOL] = fwd_rows_bool, [LM_UINT8] = fwd_rows_uint8, [LM_INT32] = fwd_rows_int32,
+    [LM_INT64] = fwd_rows_int64, [LM_FLOAT32] = fwd_rows_float, [LM_FLOAT64] = fwd_rows_double,
+};
+
+/* planes [begin, end) of dx: output rows of one plane add into that plane only,
+ * so planes split over threads without two writing one element */
+#define BACKWARD(T)                                                                                                   \
+    static void bwd_planes_##T(int64_t begin, int64_t end, void *vj) {                                                \
+        const job *J = vj;                                                                                            \
+        const T *g = (const T *)J->src;                                                                               \
+        T *dst = (T *)J->dst;                                                                                         \
+        const int64_t W = J->W, gw = J->sw, *wmap = J->wmap, rows_per_plane = J->rows_per_plane;                      \
+        for (int64_t p = begin; p < end; p++)                                                                         \
+            for (int64_t row = p * rows_per_plane; row < (p + 1) * rows_per_plane; row++) {                           \
+                const int64_t at = row_source(J->G, row, J->cstrides);                                                \
+                if (at < 0) continue;                                                                                 \
+                const T *gr = g + row_offset(J->G, row, J->sstrides);                                                 \
+                T *d = dst + at;                                                                                      \
+                for (int64_t j = 0; j < W; j++)                                                                       \
+                    if (wmap[j] >= 0) d[wmap[j]] += gr[j * gw];                                                       \
+            }                                                                                                         \
+    }
+BACKWARD(float)
+BACKWARD(double)
+
 static int fill_value(lm_scalar v, int dtype) {
     if (v.kind < 0 || !lm_dtype_valid(dtype)) return 0;
     bool ok = true;
@@ -203,20 +264,8 @@ lm_tensor *lm_cpu_pad(lm_tensor *self, const int64_t *pad, int64_t pad_len, cons
     const int last = G.ndim - 1;
     const int64_t W = G.out[last], rows = W ? lm_numel(out) / W : 0, sw = self->strides[last];
     const int64_t *wmap = G.map[last];
-    bool par = lm_should_parallelize(lm_numel(out));
-    void *gil = par ? lm_gil_release() : NULL;
-    LM_DISPATCH(self->dtype, T, ,
-        const T fill = value.kind < 0 ? (T)0 : value.kind == 2 ? (T)value.d : (T)value.i;
-        const T *src = (const T *)lm_bytes(self);
-        T *dst = (T *)lm_bytes(out);
-        _Pragma("omp parallel for if (par)")
-        for (int64_t row = 0; row < rows; row++) {
-            const int64_t at = row_source(&G, row, self->strides);
-            T *o = dst + row * W;
-            for (int64_t j = 0; j < W; j++)
-                o[j] = at < 0 || wmap[j] < 0 ? fill : src[at + wmap[j] * sw];
-        })
-    lm_gil_reacquire(gil);
+    job J = {&G, lm_bytes(self), lm_bytes(out), self->strides, W, sw, wmap, value, 0, NULL};
+    lm_parallel_for(rows, lm_numel(out), fwd_rows[self->dtype], &J);
     free(G.maps);
     return out;
 }
@@ -252,22 +301,9 @@ lm_tensor *lm_cpu_pad_backward(lm_tensor *grad_output, const int64_t *input_size
     const int64_t W = G.out[last], gw = grad_output->strides[last], *wmap = G.map[last];
     int64_t cstrides[LM_MAX_DIMS];
     lm_contiguous_strides(G.ndim, G.in, cstrides);
-    bool par = lm_should_parallelize(lm_numel(grad_output)) && planes > 1;
-    void *gil = par ? lm_gil_release() : NULL;
-    LM_DISPATCH_FLOAT(dx->dtype, T, ,
-        const T *g = (const T *)lm_bytes(grad_output);
-        T *dst = (T *)lm_bytes(dx);
-        _Pragma("omp parallel for if (par)")
-        for (int64_t p = 0; p < planes; p++)
-            for (int64_t row = p * rows_per_plane; row < (p + 1) * rows_per_plane; row++) {
-                const int64_t at = row_source(&G, row, cstrides);
-                if (at < 0) continue;
-                const T *gr = g + row_offset(&G, row, grad_output->strides);
-                T *d = dst + at;
-                for (int64_t j = 0; j < W; j++)
-                    if (wmap[j] >= 0) d[wmap[j]] += gr[j * gw];
-            })
-    lm_gil_reacquire(gil);
+    job J = {&G, lm_bytes(grad_output), lm_bytes(dx), grad_output->strides, W, gw, wmap, {0, 0, -1}, rows_per_plane,
+             cstrides};
+    lm_parallel_for(planes, lm_numel(grad_output), dx->dtype == LM_FLOAT32 ? bwd_planes_float : bwd_planes_double, &J);
     free(G.maps);
     return dx;
 }

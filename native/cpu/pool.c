@@ -78,10 +78,10 @@ int lm_cpu_max_pool2d_with_indices(lm_tensor *self, const int64_t *kernel_size, 
     if (!x || !vals || !idx) { lm_release(x); lm_release(vals); lm_release(idx); return -1; }
     const pgeom g = G;
     bool par = lm_should_parallelize(g.planes * g.OH * g.OW * g.kh * g.kw);
-    void *gil = par ? lm_gil_release() : NULL;
     /* each output row's and column's in-bounds taps, computed once (divisions are slow) */
     int64_t *taps = malloc(sizeof(int64_t) * 2 * (size_t)(g.OH + g.OW));
     if (!taps) { lm_release(x); lm_release(vals); lm_release(idx); return lm_set_error(LM_ERR_MEMORY, "out of memory"); }
+    void *gil = par ? lm_gil_release() : NULL;   /* after the one early return */
     for (int64_t oh = 0; oh < g.OH; oh++) window(oh * g.sh - g.ph, g.kh, g.dh, g.H, &taps[2 * oh], &taps[2 * oh + 1]);
     int64_t *wt = taps + 2 * g.OH;
     for (int64_t ow = 0; ow < g.OW; ow++) window(ow * g.sw - g.pw, g.kw, g.dw, g.W, &wt[2 * ow], &wt[2 * ow + 1]);

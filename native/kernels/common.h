@@ -224,13 +224,4 @@ template <class X> static inline LM_HD X lm_bitwise_not_(X a) { return (X)~a; }
  * reads them). DEF(T, NAME) defines one function over T; LM_TYPED_FN stamps it
  * per dtype in C (LM_FLOAT_FN: float and double only) and makes it a template
  * in C++; LM_TYPED(T, name) / LM_FLOAT_TYPED(T, name) names the one for T. */
-#define LM_DEF_CLAMP(T, NAME)                                                               \
-    static inline LM_HD T NAME(T v, bool has_lo, T lo, bool has_hi, T hi) {                 \
-        v = (has_lo && (v < lo || lo != lo)) ? lo : v;                                      \
-        return (has_hi && (v > hi || hi != hi)) ? hi : v;                                   \
-    }
-LM_TYPED_FN(lm_clamp_fn, LM_DEF_CLAMP)
-/* clamp v to [lo, hi], either bound absent; a NaN bound gives NaN */
-#define lm_clamp(T, v, has_lo, lo, has_hi, hi) LM_TYPED(T, lm_clamp_fn)((T)(v), has_lo, lo, has_hi, hi)
-
 #endif
