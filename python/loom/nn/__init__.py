@@ -20,6 +20,7 @@ from .distance import CosineSimilarity, PairwiseDistance
 from .sparse import Embedding
 from .flatten import Flatten, Unflatten
 from .attention import MultiheadAttention
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .transformer import (Transformer, TransformerEncoder, TransformerEncoderLayer, TransformerDecoder,
                           TransformerDecoderLayer)
 from .loss import (L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss, HuberLoss,
@@ -36,4 +37,5 @@ __all__ = ["functional", "init", "utils", "Parameter", "Module", "Sequential", "
            "LogSigmoid", "Softsign", "Tanhshrink", "GLU", "PReLU", "Dropout2d", "CosineSimilarity",
            "PairwiseDistance", "Unflatten", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "MultiheadAttention",
            "Transformer", "TransformerEncoder", "TransformerEncoderLayer", "TransformerDecoder",
-           "TransformerDecoderLayer"] + _padding.__all__
+           "TransformerDecoderLayer", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
+           "GRUCell"] + _padding.__all__
