@@ -63,3 +63,4 @@ from ._generator import Generator  # noqa: E402
 from ._sampling import *  # noqa: F401,F403,E402  (multinomial, normal, ... and rand/randn/randint with generator=)
 from ._sampling import install as _install_sampling  # noqa: E402
 _install_sampling()
+from . import distributions  # noqa: E402
