@@ -349,3 +349,14 @@ def cumextreme(x, dim, is_max):
                 best, at = v, i
             vals[pos + (i,)], idx[pos + (i,)] = best, at
     return np.moveaxis(vals, -1, dim), np.moveaxis(idx, -1, dim)
+
+
+def sdpa_flash_backward(g, q, k, v, o, lse, is_causal, scale):
+    """The fused attention backward from the saved output and logsumexp (as given, consistent or not)."""
+    s = q @ np.swapaxes(k, -1, -2) * scale
+    p = np.exp(s - lse[..., None])
+    if is_causal:
+        p = p * np.tril(np.ones(s.shape[-2:], dtype=p.dtype))
+    delta = (g * o).sum(-1, keepdims=True)
+    ds = p * (g @ np.swapaxes(v, -1, -2) - delta) * scale
+    return ds @ k, np.swapaxes(ds, -1, -2) @ q, np.swapaxes(p, -1, -2) @ g

@@ -167,3 +167,39 @@ def test_transformer_matches_torch_and_trains():
     fresh = loom.nn.Transformer(**kw)
     w = fresh.encoder.layers[0].linear1.weight
     assert w.abs().max().item() <= (6 / (16 + 24)) ** 0.5
+
+
+@pytest.mark.parametrize("L, S, causal", [(130, 130, True), (70, 150, True), (150, 70, True), (130, 67, False)])
+def test_fused_path_across_row_blocks_matches_torch(L, S, causal):
+    """The fused kernel's row blocks (64 rows), causal block shortening, and L != S alignment (top-left)."""
+    (lq, tq), (lk, tk), (lv, tv) = (as_pair(rand(2, 2, n, 16), True) for n in (L, S, S))
+    lo = loom.nn.functional.scaled_dot_product_attention(lq, lk, lv, is_causal=causal)
+    to = torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, is_causal=causal)
+    close(lo, to, what="output")
+    g = rand(*lo.shape)
+    lo.backward(loom.tensor(g))
+    to.backward(torch.tensor(g))
+    for a, b, n in ((lq, tq, "q"), (lk, tk, "k"), (lv, tv, "v")):
+        close(a.grad, b.grad, atol=2e-5, what=f"grad {n}")
+
+
+def test_fused_path_float64_gradcheck_and_double_backward():
+    q, k, v = (loom.tensor(rng.standard_normal((2, 5, 3)), dtype=loom.float64).requires_grad_(True) for _ in range(3))
+    tq, tk, tv = (torch.tensor(t.detach().numpy(), requires_grad=True) for t in (q, k, v))
+    out = loom.scaled_dot_product_attention(q, k, v, is_causal=True)
+    tout = torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, is_causal=True)
+    close(out, tout, atol=1e-12, rtol=1e-10)
+    # second order: d/dq of (d loss/dv . 1) through create_graph, as torch
+    (gv,) = loom.autograd.grad(out.pow(2).sum(), [v], create_graph=True)
+    (tgv,) = torch.autograd.grad(tout.pow(2).sum(), [tv], create_graph=True)
+    close(gv, tgv, atol=1e-10)
+    (gq,) = loom.autograd.grad(gv.sum(), [q])
+    (tgq,) = torch.autograd.grad(tgv.sum(), [tq])
+    close(gq, tgq, atol=1e-10)
+
+
+def test_fused_kernel_errors():
+    with pytest.raises(ValueError, match="leading dims"):
+        loom.sdpa_flash(loom.zeros(2, 3, 4), loom.zeros(3, 3, 4), loom.zeros(3, 3, 4))
+    with pytest.raises(ValueError, match="last dim"):
+        loom.sdpa_flash(loom.zeros(3, 4), loom.zeros(3, 5), loom.zeros(3, 5))

@@ -306,3 +306,18 @@ def logcumsumexp_jvp(self_t, self, result, dim):
         logs = lm.where(t > 0, lm.where(t > 0, t, 1).log() + self, -float("inf"))
         return (logs.logcumsumexp(dim) - result).exp()
     return part(self_t) - part(-self_t)
+
+
+def sdpa_flash_grads(grad, query, key, value, output, logsumexp, is_causal, scale):
+    """(d query, d key, d value) of sdpa_flash: its fused backward kernel, or, when the gradients must be
+    differentiable again (create_graph), the math path's ops over the recomputed probabilities."""
+    if not _grad_state[0]:
+        return lm.sdpa_flash_backward(grad, query, key, value, output, logsumexp, is_causal, scale)
+    s = lm.matmul(query, key.transpose(-2, -1)) * scale
+    if is_causal:
+        L, S = query.shape[-2], key.shape[-2]
+        s = s.masked_fill(lm.ones((L, S)).tril() == 0, float("-inf"))
+    p = lm.softmax(s, -1)
+    dp = lm.matmul(grad, value.transpose(-2, -1))
+    ds = p * (dp - (dp * p).sum(-1, keepdim=True)) * scale
+    return lm.matmul(ds, key), lm.matmul(ds.transpose(-2, -1), query), lm.matmul(p.transpose(-2, -1), grad)
