@@ -321,3 +321,20 @@ def sdpa_flash_grads(grad, query, key, value, output, logsumexp, is_causal, scal
     dp = lm.matmul(grad, value.transpose(-2, -1))
     ds = p * (dp - (dp * p).sum(-1, keepdim=True)) * scale
     return lm.matmul(ds, key), lm.matmul(ds.transpose(-2, -1), query), lm.matmul(p.transpose(-2, -1), grad)
+
+
+def lstm_gates_grads(grad_hy, grad_cy, gates, cx, cy):
+    """(d gates, d cx) of lstm_gates: its backward kernel, or (create_graph) the same maths in loom ops.
+    An output that received no gradient counts as zeros."""
+    grad_hy = lm.zeros_like(cx) if grad_hy is None else grad_hy
+    grad_cy = lm.zeros_like(cx) if grad_cy is None else grad_cy
+    if not _grad_state[0]:
+        return lm.lstm_gates_backward(grad_hy, grad_cy, gates, cx, cy)
+    i, f, g, o = gates.chunk(4, -1)
+    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+    cy = f * cx + i * g
+    tc = cy.tanh()
+    dc = grad_cy + grad_hy * o * (1 - tc * tc)
+    dgates = lm.cat([dc * g * i * (1 - i), dc * cx * f * (1 - f), dc * i * (1 - g * g),
+                     grad_hy * tc * o * (1 - o)], -1)
+    return dgates, dc * f

@@ -21,9 +21,7 @@ def _rnn_step(x_proj, h, w_hh, b_hh, mode):
 
 
 def _lstm_step(x_proj, h, c, w_hh, b_hh):
-    i, f, g, o = (x_proj + _L.linear(h, w_hh, b_hh)).chunk(4, -1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    return o.sigmoid() * c.tanh(), c
+    return _L.lstm_gates(x_proj + _L.linear(h, w_hh, b_hh), c)   # the fused gates (native/cpu/rnn_cell.c)
 
 
 def _gru_step(x_proj, h, w_hh, b_hh):
