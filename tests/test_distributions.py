@@ -28,6 +28,12 @@ CASES = {
     "Bernoulli-logits": ({"logits": rng.standard_normal(4)}, lambda s: (rng.random(s) > 0.5).astype(np.float32)),
     "Categorical": ({"probs": rng.random((2, 5)) + 0.05}, lambda s: rng.integers(0, 5, s[:-1] if len(s) else s)),
     "Categorical-logits": ({"logits": rng.standard_normal((3, 4))}, lambda s: rng.integers(0, 4, s[:-1])),
+    "Gamma": ({"concentration": rng.random((2, 3)) * 3 + 0.2, "rate": rng.random((2, 3)) + 0.5},
+              lambda s: rng.random(s) * 3 + 0.01),
+    "Beta": ({"concentration1": rng.random(4) * 3 + 0.2, "concentration0": rng.random(4) * 3 + 0.2},
+             lambda s: rng.random(s) * 0.98 + 0.01),
+    "Dirichlet": ({"concentration": rng.random((2, 4)) * 3 + 0.2},
+                  lambda s: (lambda x: x / x.sum(-1, keepdims=True))(rng.random(s) + 0.05)),
 }
 
 
@@ -37,7 +43,7 @@ def test_log_prob_entropy_moments_and_grads_match_torch(case):
     params, values = CASES[case]
     ld, td, pairs = make(name, params)
     assert tuple(ld.batch_shape) == tuple(td.batch_shape) and tuple(ld.event_shape) == tuple(td.event_shape)
-    shape = tuple(td.batch_shape) + ((td.probs.shape[-1],) if name == "Categorical" else ())
+    shape = tuple(td.batch_shape) + ((td.probs.shape[-1],) if name == "Categorical" else tuple(td.event_shape))
     v = values(shape)
     lv, tv = as_pair(v) if name != "Categorical" else (loom.tensor(v), torch.tensor(v))
     lp, tp = ld.log_prob(lv), td.log_prob(tv)
@@ -92,12 +98,16 @@ def test_bernoulli_and_uniform_sample_statistics():
 
 
 @pytest.mark.parametrize("pair", [("Normal", "Normal"), ("Categorical", "Categorical"), ("Bernoulli", "Bernoulli"),
-                                  ("Uniform", "Uniform"), ("Uniform", "Normal")])
+                                  ("Uniform", "Uniform"), ("Uniform", "Normal"), ("Gamma", "Gamma"),
+                                  ("Beta", "Beta"), ("Dirichlet", "Dirichlet")])
 def test_kl_divergence_matches_torch(pair):
     params = {"Normal": lambda: {"loc": rng.standard_normal(3), "scale": rng.random(3) + 0.5},
               "Categorical": lambda: {"probs": rng.random((3, 4)) + 0.05},
               "Bernoulli": lambda: {"probs": rng.random(3) * 0.8 + 0.1},
-              "Uniform": lambda: {"low": -rng.random(3), "high": rng.random(3) + 0.01}}
+              "Uniform": lambda: {"low": -rng.random(3), "high": rng.random(3) + 0.01},
+              "Gamma": lambda: {"concentration": rng.random(3) * 3 + 0.2, "rate": rng.random(3) + 0.5},
+              "Beta": lambda: {"concentration1": rng.random(3) + 0.5, "concentration0": rng.random(3) + 0.5},
+              "Dirichlet": lambda: {"concentration": rng.random((2, 3)) * 2 + 0.3}}
     lp, tp, pp = make(pair[0], params[pair[0]]())
     lq, tq, _ = make(pair[1], params[pair[1]]())
     lk, tk = D.kl_divergence(lp, lq), TD.kl_divergence(tp, tq)
@@ -138,3 +148,19 @@ def test_policy_gradient_step_matches_torch():
         loss.backward()
         grads.append(W.grad.detach().numpy())
     np.testing.assert_allclose(grads[0], grads[1], atol=1e-5)
+
+
+def test_gamma_family_sample_statistics():
+    loom.manual_seed(5)
+    g = D.Gamma(loom.tensor([0.5, 3.0]), loom.tensor([2.0, 1.0]))
+    s = g.sample((20000,)).numpy()
+    np.testing.assert_allclose(s.mean(0), [0.25, 3.0], rtol=0.05)
+    np.testing.assert_allclose(s.var(0), [0.125, 3.0], rtol=0.1)
+    b = D.Beta(loom.tensor([2.0]), loom.tensor([5.0])).sample((20000,)).numpy()
+    assert (b > 0).all() and (b < 1).all() and abs(b.mean() - 2 / 7) < 0.01
+    d = D.Dirichlet(loom.tensor([1.0, 2.0, 7.0])).sample((5000,))
+    assert d.shape == (5000, 3)
+    np.testing.assert_allclose(d.sum(-1).numpy(), 1, rtol=1e-5)
+    np.testing.assert_allclose(d.mean(0).numpy(), [0.1, 0.2, 0.7], atol=0.01)
+    with pytest.raises(NotImplementedError, match="rsample"):
+        g.rsample()

@@ -147,3 +147,14 @@ def test_generator_on_rand_randn_randint():
     assert r.dtype == loom.int64 and r.min().item() == 3 and r.max().item() == 6
     assert loom.randint(5, (3,)).max().item() < 5
     assert loom.rand(2, 2).shape == (2, 2) and loom.randn(3, requires_grad=True).requires_grad
+
+
+@pytest.mark.parametrize("alpha", [0.3, 1.0, 4.5, 50.0])
+def test_standard_gamma_moments(alpha):
+    from loom._sampling import _standard_gamma
+    loom.manual_seed(4)
+    x = _standard_gamma(loom.full((40000,), alpha, dtype=loom.float64)).numpy()
+    assert (x > 0).all()
+    assert abs(x.mean() - alpha) < 0.03 * alpha + 0.01 and abs(x.var() - alpha) < 0.08 * alpha + 0.01
+    with pytest.raises(RuntimeError, match="positive concentration"):
+        _standard_gamma(loom.tensor([0.0]))

@@ -60,6 +60,20 @@ static double poisson(rng *g, double lam) {
     }
 }
 
+/* Gamma(alpha, 1): Marsaglia and Tsang's squeeze for alpha >= 1; boosted by U^(1/alpha) below 1. */
+static double gamma_draw(rng *g, double alpha) {
+    if (alpha <= 0) return 0;
+    if (alpha < 1) return gamma_draw(g, alpha + 1) * pow(unif_open(g), 1.0 / alpha);
+    double d = alpha - 1.0 / 3, c = 1 / sqrt(9 * d);
+    for (;;) {
+        double x, v;
+        do { x = gauss(g); v = 1 + c * x; } while (v <= 0);
+        v = v * v * v;
+        double u = unif_open(g);
+        if (u < 1 - 0.0331 * x * x * x * x || log(u) < 0.5 * x * x + d * (1 - v + log(v))) return d * v;
+    }
+}
+
 static double draw(rng *g, int64_t kind, double a, double b) {
     switch (kind) {
     case 0: return a + (b - a) * unif(g);                       /* uniform_(from, to) */
@@ -117,9 +131,9 @@ int lm_cpu_random_fill_(lm_tensor *self, int64_t kind, double a, double b, int64
     return err;
 }
 
-/* kind 0: bernoulli with probabilities self; kind 1: poisson with rates self. */
+/* kind 0: bernoulli with probabilities self; 1: poisson with rates self; 2: gamma with concentration self. */
 lm_tensor *lm_cpu_random_draw(lm_tensor *self, int64_t kind, int64_t seed) {
-    if (kind != 0 && kind != 1) {
+    if (kind < 0 || kind > 2) {
         lm_set_error(LM_ERR_VALUE, "unknown draw kind %lld", (long long)kind);
         return NULL;
     }
@@ -142,7 +156,11 @@ lm_tensor *lm_cpu_random_draw(lm_tensor *self, int64_t kind, int64_t seed) {
             lm_set_error(LM_ERR_RUNTIME, "invalid Poisson rate, expected rate to be non-negative");
             goto fail;
         }
-        store(po, out->dtype, i, kind == 0 ? (unif(&g) < v ? 1.0 : 0.0) : poisson(&g, v));
+        if (kind == 2 && !(v > 0)) {
+            lm_set_error(LM_ERR_RUNTIME, "gamma expects a positive concentration, but got %g", v);
+            goto fail;
+        }
+        store(po, out->dtype, i, kind == 0 ? (unif(&g) < v ? 1.0 : 0.0) : kind == 1 ? poisson(&g, v) : gamma_draw(&g, v));
     }
     lm_release(src);
     return out;

@@ -15,6 +15,11 @@ from ._tensor import Tensor
 __all__ = ["multinomial", "randperm", "bernoulli", "normal", "poisson", "rand", "randn", "randint"]
 
 
+def _standard_gamma(concentration, generator=None):
+    """Gamma(concentration, 1) draws, one per element (no gradient)."""
+    return _ops.random_draw(concentration.detach(), 2, seed=_seed(generator, "_standard_gamma"))
+
+
 def _seed(generator, op, seed=None):
     """The kernel's seed: drawn from generator, else `seed` (loom's own keyword; None: the global stream)."""
     if generator is None:

@@ -5,6 +5,7 @@ import loom as _L
 
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .gamma import Beta, Dirichlet, Gamma
 from .normal import Normal
 from .uniform import Uniform
 
@@ -68,3 +69,33 @@ def _kl_uniform_normal(p, q):
     t2 = common.pow(2) / 12
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = q.concentration.lgamma() - p.concentration.lgamma()
+    t3 = (p.concentration - q.concentration) * p.concentration.digamma()
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    sp, sq = p.concentration1 + p.concentration0, q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sp.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sq.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * p.concentration1.digamma()
+    t4 = (p.concentration0 - q.concentration0) * p.concentration0.digamma()
+    t5 = (sq - sp) * sp.digamma()
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    sp, sq = p.concentration.sum(-1), q.concentration.sum(-1)
+    t1 = sp.lgamma() - sq.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sp.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
