@@ -72,6 +72,7 @@ def _mha_pair(E=8, H=2, **kw):
     ({}, {"average_attn_weights": False}),
     ({}, {"need_weights": False}),
     ({}, {"key_padding_mask": "bool"}),
+    ({"batch_first": True}, {"key_padding_mask": "bool", "need_weights": False}),
     ({}, {"attn_mask": "bool"}),
     ({}, {"attn_mask": "float", "key_padding_mask": "bool", "need_weights": False}),
     ({"bias": False}, {}),

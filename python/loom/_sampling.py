@@ -29,6 +29,14 @@ def _seed(generator, op, seed=None):
     return int(generator._integers(2 ** 62, None))
 
 
+def _doc_from(op):
+    """The generated op's docstring (from ops/*.yaml), plus what the wrapper adds."""
+    def wrap(fn):
+        fn.__doc__ = f"{op.__doc__}\n\n{fn.__doc__}"
+        return fn
+    return wrap
+
+
 def _into(out, result):
     if out is None:
         return result
@@ -39,17 +47,17 @@ def _into(out, result):
     return out.copy_(result)
 
 
-def multinomial(input, num_samples, replacement=False, *, generator=None, out=None, seed=None):
-    """num_samples indices per row of input drawn from its (unnormalised) probabilities."""
-    return _into(out, _ops.multinomial(input, num_samples, replacement, seed=_seed(generator, "multinomial", seed)))
+@_doc_from(_ops.multinomial)
+def multinomial(self, num_samples, replacement=False, *, generator=None, seed=None):
+    """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
+    return _ops.multinomial(self, num_samples, replacement, seed=_seed(generator, "multinomial", seed))
 
 
-def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_grad=False, seed=None):
-    """A random permutation of 0..n-1."""
+@_doc_from(_ops.randperm)
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, seed=None):
+    """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
     r = _ops.randperm(n, seed=_seed(generator, "randperm", seed), dtype=dtype, device=device)
-    if requires_grad:
-        r.requires_grad_(True)
-    return _into(out, r)
+    return r.requires_grad_(True) if requires_grad else r
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
@@ -97,35 +105,38 @@ def _size(args, size):
     return tuple(args)
 
 
-def rand(*size, generator=None, out=None, dtype=None, device=None, requires_grad=False, **kw):
-    """Uniform numbers in [0, 1); from loom.manual_seed's stream or generator."""
+@_doc_from(_ops.rand)
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **kw):
+    """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
     shape = _size(size, kw.pop("size", None))
     if generator is None:
-        return _into(out, _rand(shape, dtype=dtype, device=device, requires_grad=requires_grad, **kw))
+        return _rand(shape, dtype=dtype, device=device, requires_grad=requires_grad, **kw)
     r = _ops.empty(shape, dtype=dtype, device=device).random_fill_(0, 0.0, 1.0, seed=_seed(generator, "rand"))
-    return _into(out, r.requires_grad_(True) if requires_grad else r)
+    return r.requires_grad_(True) if requires_grad else r
 
 
-def randn(*size, generator=None, out=None, dtype=None, device=None, requires_grad=False, **kw):
-    """Standard normal numbers; from loom.manual_seed's stream or generator."""
+@_doc_from(_ops.randn)
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **kw):
+    """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
     shape = _size(size, kw.pop("size", None))
     if generator is None:
-        return _into(out, _randn(shape, dtype=dtype, device=device, requires_grad=requires_grad, **kw))
+        return _randn(shape, dtype=dtype, device=device, requires_grad=requires_grad, **kw)
     r = _ops.empty(shape, dtype=dtype, device=device).random_fill_(1, 0.0, 1.0, seed=_seed(generator, "randn"))
-    return _into(out, r.requires_grad_(True) if requires_grad else r)
+    return r.requires_grad_(True) if requires_grad else r
 
 
-def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, device=None, requires_grad=False):
-    """Integers in [low, high) (randint(high, size) starts at 0)."""
+@_doc_from(_ops.randint)
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """randint(high, size) starts at 0; generator: a loom.Generator to draw from instead of the global stream."""
     if size is None:
         low, high, size = 0, low, high
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
     if generator is None:
-        return _into(out, _randint(low, high, tuple(size), dtype=dtype, device=device))
+        return _randint(low, high, tuple(size), dtype=dtype, device=device)
     u = _ops.empty(tuple(size), dtype=float64).random_fill_(0, float(low), float(high),
                                                             seed=_seed(generator, "randint"))
-    return _into(out, u.floor().clamp(low, high - 1).to(int64 if dtype is None else dtype))
+    return u.floor().clamp(low, high - 1).to(int64 if dtype is None else dtype)
 
 
 # ---- Tensor methods: in-place fills with PyTorch's names and defaults

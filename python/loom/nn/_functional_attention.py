@@ -124,7 +124,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             return out.squeeze(1), weights.squeeze(0)
         return out, weights
     if attn_mask is not None:
-        attn_mask = attn_mask.reshape(-1, num_heads, tgt_len, src_len) if attn_mask.shape[0] != 1 \
+        # (N*H, L or 1, S) -> (N, H, L or 1, S); a shared (1, L, S) mask broadcasts over N and H
+        attn_mask = attn_mask.reshape(bsz, num_heads, attn_mask.shape[1], src_len) if attn_mask.shape[0] != 1 \
             else attn_mask.unsqueeze(0)
     q, k, v = (t.reshape(bsz, num_heads, t.shape[1], head_dim) for t in (q, k, v))
     out = _L.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, False)
