@@ -349,3 +349,32 @@ def cumextreme(x, dim, is_max):
                 best, at = v, i
             vals[pos + (i,)], idx[pos + (i,)] = best, at
     return np.moveaxis(vals, -1, dim), np.moveaxis(idx, -1, dim)
+
+
+def sdpa_flash_backward(g, q, k, v, o, lse, is_causal, scale):
+    """The fused attention backward from the saved output and logsumexp (as given, consistent or not)."""
+    s = q @ np.swapaxes(k, -1, -2) * scale
+    p = np.exp(s - lse[..., None])
+    if is_causal:
+        p = p * np.tril(np.ones(s.shape[-2:], dtype=p.dtype))
+    delta = (g * o).sum(-1, keepdims=True)
+    ds = p * (g @ np.swapaxes(v, -1, -2) - delta) * scale
+    return ds @ k, np.swapaxes(ds, -1, -2) @ q, np.swapaxes(p, -1, -2) @ g
+
+
+def _sig(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def lstm_gates(gates, cx):
+    i, f, g, o = np.split(gates, 4, -1)
+    cy = _sig(f) * cx + _sig(i) * np.tanh(g)
+    return _sig(o) * np.tanh(cy), cy
+
+
+def lstm_gates_backward(dh, dcy, gates, cx, cy):
+    i, f, g, o = (_sig(a) if k != 2 else np.tanh(a) for k, a in enumerate(np.split(gates, 4, -1)))
+    tc = np.tanh(cy)
+    dc = dcy + dh * o * (1 - tc * tc)
+    return np.concatenate([dc * g * i * (1 - i), dc * cx * f * (1 - f), dc * i * (1 - g * g),
+                           dh * tc * o * (1 - o)], -1), dc * f

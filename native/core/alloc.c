@@ -108,7 +108,7 @@ static void cpu_copy(void *dst, const void *src, size_t nbytes) { memcpy(dst, sr
 
 static const lm_allocator cpu_allocator = {"cpu", lm_alloc, lm_free, cpu_zero, cpu_copy};
 
-#define LM_NUM_DEVICES 2
+
 static const lm_allocator *allocators[LM_NUM_DEVICES] = {[LM_CPU] = &cpu_allocator};
 
 void lm_register_allocator(int device, const lm_allocator *a) {

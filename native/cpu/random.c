@@ -100,3 +100,6 @@ lm_tensor *lm_cpu_randint(int64_t low, int64_t high, const int64_t *size, int64_
         for (int64_t i = 0; i < n; i++) ((T *)p)[i] = (T)(low + (int64_t)(next() % range));)
     return t;
 }
+
+/* The next draw of the global stream, for sampling.c's per-call streams (seed None). */
+uint64_t lm_random_u64(void) { return next(); }

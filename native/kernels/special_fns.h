@@ -16,14 +16,14 @@
 
 /* exp(x*x) with x*x split into its rounded value and the rounding error, so large x loses
  * no more than exp's own error */
-static inline double lm_exp_sq(double x) {
+static inline LM_HD double lm_exp_sq(double x) {
     double hi = x * x, lo = fma(x, x, -hi);
     return exp(hi) * (1 + lo);
 }
 
 /* erfcx(x) = exp(x^2) erfc(x): directly below 10, else the continued fraction
  * erfcx(x) = 1/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))) evaluated backwards */
-static inline double lm_erfcx(double x) {
+static inline LM_HD double lm_erfcx(double x) {
     if (x != x) return x;
     if (x < 0) {
         if (x < -26.7) return INFINITY;
@@ -37,13 +37,13 @@ static inline double lm_erfcx(double x) {
 }
 
 /* the standard normal CDF */
-static inline double lm_ndtr(double x) {
+static inline LM_HD double lm_ndtr(double x) {
     double z = x / LM_SQRT2;
     return z < -1 ? 0.5 * erfc(-z) : 0.5 * (1 + erf(z));
 }
 
 /* log of the normal CDF: through erfcx in the far left tail, where the CDF underflows */
-static inline double lm_log_ndtr(double x) {
+static inline LM_HD double lm_log_ndtr(double x) {
     double z = x / LM_SQRT2;
     if (x < -1) return log(lm_erfcx(-z) / 2) - z * z;
     return log1p(-0.5 * erfc(z));
@@ -51,7 +51,7 @@ static inline double lm_log_ndtr(double x) {
 
 /* the inverse normal CDF: Acklam's rational start (1e-9 relative), then one Halley step on
  * ndtr(x) = p, which makes it accurate to double precision */
-static inline double lm_ndtri(double p) {
+static inline LM_HD double lm_ndtri(double p) {
     static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
                                1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
     static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
@@ -83,7 +83,7 @@ static inline double lm_ndtri(double p) {
 
 /* exp(-|x|) I_nu(|x|) for nu in {0, 1}: the power series (all terms positive) up to 25,
  * the asymptotic series e^x / sqrt(2 pi x) sum_k (-1)^k a_k(nu) / x^k beyond */
-static inline double lm_bessel_ie(int nu, double x) {
+static inline LM_HD double lm_bessel_ie(int nu, double x) {
     x = fabs(x);
     if (x <= 25) {
         double q = x * x / 4, term = nu ? x / 2 : 1, sum = term;
@@ -105,18 +105,18 @@ static inline double lm_bessel_ie(int nu, double x) {
     return sum / sqrt(2 * LM_PI * x);
 }
 
-static inline double lm_i0e(double x) { return x != x ? x : lm_bessel_ie(0, x); }
-static inline double lm_i1e(double x) { return x != x ? x : copysign(lm_bessel_ie(1, x), x); }
-static inline double lm_i0(double x) {
+static inline LM_HD double lm_i0e(double x) { return x != x ? x : lm_bessel_ie(0, x); }
+static inline LM_HD double lm_i1e(double x) { return x != x ? x : copysign(lm_bessel_ie(1, x), x); }
+static inline LM_HD double lm_i0(double x) {
     return x != x ? x : fabs(x) > 713 ? INFINITY : lm_bessel_ie(0, x) * exp(fabs(x));
 }
-static inline double lm_i1(double x) {
+static inline LM_HD double lm_i1(double x) {
     return x != x ? x : fabs(x) > 713 ? copysign(INFINITY, x) : copysign(lm_bessel_ie(1, x) * exp(fabs(x)), x);
 }
 
 /* J_nu(x), nu in {0, 1}, x >= 0: Miller's backward recurrence normalized by
  * J_0 + 2 sum J_2k = 1 up to 25, Hankel's asymptotic expansion beyond */
-static inline double lm_bessel_j(int nu, double x) {
+static inline LM_HD double lm_bessel_j(int nu, double x) {
     if (x < 1e-8) return nu ? x / 2 : 1 - x * x / 4;   /* where the recurrence's 2k/x would overflow */
     if (x <= 25) {
         int n = 2 * (int)((x + 40) / 2);
@@ -146,13 +146,13 @@ static inline double lm_bessel_j(int nu, double x) {
     return sqrt(2 / (LM_PI * x)) * (p * cos(chi) - q * sin(chi));
 }
 
-static inline double lm_j0(double x) { return x != x ? x : lm_bessel_j(0, fabs(x)); }
-static inline double lm_j1(double x) { return x != x ? x : copysign(1.0, x) * lm_bessel_j(1, fabs(x)); }
+static inline LM_HD double lm_j0(double x) { return x != x ? x : lm_bessel_j(0, fabs(x)); }
+static inline LM_HD double lm_j1(double x) { return x != x ? x : copysign(1.0, x) * lm_bessel_j(1, fabs(x)); }
 
 /* Hurwitz zeta(x, q) as scipy.special.zeta: inf at x = 1, NaN below (and for q < 0 where
  * q^-x is not real). Large x sums the few terms that matter directly; lm_hurwitz_zeta's
  * loop up to q = 10 + x would not end. */
-static inline double lm_zeta(double x, double q) {
+static inline LM_HD double lm_zeta(double x, double q) {
     /* the order of Cephes' checks, which scipy and PyTorch share (NaN x with q = 0 is inf) */
     if (x == 1) return INFINITY;
     if (x < 1) return NAN;
@@ -178,7 +178,7 @@ static inline double lm_zeta(double x, double q) {
  * series for P below x = a + 1, Lentz's continued fraction for Q above */
 /* x^a e^-x / Gamma(a); for large a through Stirling's series, so that a log x and lgamma(a),
  * both huge, do not cancel */
-static inline double lm_gamma_prefix(double a, double x) {
+static inline LM_HD double lm_gamma_prefix(double a, double x) {
     if (a < 100) return exp(a * log(x) - x - lgamma(a));   /* Stirling below would need more terms */
     double t = (x - a) / a, ia = 1 / a;
     double corr = ia * (1.0 / 12 - ia * ia * (1.0 / 360 - ia * ia / 1260));
@@ -187,13 +187,13 @@ static inline double lm_gamma_prefix(double a, double x) {
 
 /* Temme's leading term for very large a: P(a, x) ~ erfc(-eta sqrt(a / 2)) / 2 with
  * eta^2 / 2 = x/a - 1 - log(x/a); off by O(1/sqrt(a)) (below 1e-4 relative for a > 1e8) */
-static inline double lm_gammainc_temme(double a, double x, bool upper) {
+static inline LM_HD double lm_gammainc_temme(double a, double x, bool upper) {
     double l = x / a, d = l - 1 - log(l);
     double eta = (l < 1 ? -1 : 1) * sqrt(2 * (d > 0 ? d : 0));
     return 0.5 * erfc((upper ? 1 : -1) * eta * sqrt(a / 2));
 }
 
-static inline double lm_gammainc_series(double a, double x) {
+static inline LM_HD double lm_gammainc_series(double a, double x) {
     double term = 1 / a, sum = term;
     for (int n = 1; n < 200000; n++) {
         term *= x / (a + n);
@@ -203,7 +203,7 @@ static inline double lm_gammainc_series(double a, double x) {
     return sum * lm_gamma_prefix(a, x);
 }
 
-static inline double lm_gammaincc_cf(double a, double x) {
+static inline LM_HD double lm_gammaincc_cf(double a, double x) {
     double tiny = 1e-300, b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
     for (int i = 1; i < 200000; i++) {
         double an = -i * (i - a);
@@ -220,7 +220,7 @@ static inline double lm_gammaincc_cf(double a, double x) {
     return h * lm_gamma_prefix(a, x);
 }
 
-static inline double lm_gammainc(double a, double x) {
+static inline LM_HD double lm_gammainc(double a, double x) {
     if (a != a || x != x || a < 0 || x < 0) return NAN;
     if (a == 0) return x > 0 ? 1 : NAN;
     if (x == 0) return 0;
@@ -230,7 +230,7 @@ static inline double lm_gammainc(double a, double x) {
     return x < a + 1 ? lm_gammainc_series(a, x) : 1 - lm_gammaincc_cf(a, x);
 }
 
-static inline double lm_gammaincc(double a, double x) {
+static inline LM_HD double lm_gammaincc(double a, double x) {
     if (a != a || x != x || a < 0 || x < 0) return NAN;
     if (a == 0) return x > 0 ? 0 : NAN;
     if (x == 0) return 1;
@@ -241,14 +241,14 @@ static inline double lm_gammaincc(double a, double x) {
 }
 
 /* -x log x: 0 at 0, -inf below */
-static inline double lm_entr(double x) {
+static inline LM_HD double lm_entr(double x) {
     if (x != x) return x;
     if (x > 0) return -x * log(x);
     return x == 0 ? 0 : -INFINITY;
 }
 
 /* sin(pi x) / (pi x) with sin(pi x) reduced exactly (x mod 2), 1 at 0, NaN at +-inf */
-static inline double lm_sinc(double x) {
+static inline LM_HD double lm_sinc(double x) {
     if (x != x || isinf(x)) return NAN;   /* sin(inf) is NaN: NumPy's and PyTorch's value */
     if (x == 0) return 1;
     double r = fmod(x, 2.0);   /* exact */
@@ -258,7 +258,7 @@ static inline double lm_sinc(double x) {
 }
 
 /* x log1p(y), 0 where x is 0 unless y is NaN */
-static inline double lm_xlog1py(double x, double y) {
+static inline LM_HD double lm_xlog1py(double x, double y) {
     if (y != y) return y;
     return x == 0 ? 0 : x * log1p(y);
 }

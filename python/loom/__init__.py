@@ -46,3 +46,7 @@ Tensor.norm = norm
 Tensor.allclose = allclose
 from .serialization import save, load  # noqa: E402
 from ._generator import Generator  # noqa: E402
+from ._sampling import *  # noqa: F401,F403,E402  (multinomial, normal, ... and rand/randn/randint with generator=)
+from ._sampling import install as _install_sampling  # noqa: E402
+_install_sampling()
+from . import distributions  # noqa: E402

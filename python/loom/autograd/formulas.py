@@ -321,3 +321,35 @@ def linalg_grad(name, *args):
     only as functions defined in this file): linalg_grad("solve", ...) is its solve_backward."""
     from . import linalg_formulas
     return getattr(linalg_formulas, name + "_backward")(*args)
+
+
+def sdpa_flash_grads(grad, query, key, value, output, logsumexp, is_causal, scale):
+    """(d query, d key, d value) of sdpa_flash: its fused backward kernel, or, when the gradients must be
+    differentiable again (create_graph), the math path's ops over the recomputed probabilities."""
+    if not _grad_enabled():
+        return lm.sdpa_flash_backward(grad, query, key, value, output, logsumexp, is_causal, scale)
+    s = lm.matmul(query, key.transpose(-2, -1)) * scale
+    if is_causal:
+        L, S = query.shape[-2], key.shape[-2]
+        s = s.masked_fill(lm.ones((L, S)).tril() == 0, float("-inf"))
+    p = lm.softmax(s, -1)
+    dp = lm.matmul(grad, value.transpose(-2, -1))
+    ds = p * (dp - (dp * p).sum(-1, keepdim=True)) * scale
+    return lm.matmul(ds, key), lm.matmul(ds.transpose(-2, -1), query), lm.matmul(p.transpose(-2, -1), grad)
+
+
+def lstm_gates_grads(grad_hy, grad_cy, gates, cx, cy):
+    """(d gates, d cx) of lstm_gates: its backward kernel, or (create_graph) the same maths in loom ops.
+    An output that received no gradient counts as zeros."""
+    grad_hy = lm.zeros_like(cx) if grad_hy is None else grad_hy
+    grad_cy = lm.zeros_like(cx) if grad_cy is None else grad_cy
+    if not _grad_enabled():
+        return lm.lstm_gates_backward(grad_hy, grad_cy, gates, cx, cy)
+    i, f, g, o = gates.chunk(4, -1)
+    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+    cy = f * cx + i * g
+    tc = cy.tanh()
+    dc = grad_cy + grad_hy * o * (1 - tc * tc)
+    dgates = lm.cat([dc * g * i * (1 - i), dc * cx * f * (1 - f), dc * i * (1 - g * g),
+                     grad_hy * tc * o * (1 - o)], -1)
+    return dgates, dc * f

@@ -19,6 +19,10 @@ from .dropout import Dropout, Dropout2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .sparse import Embedding
 from .flatten import Flatten, Unflatten
+from .attention import MultiheadAttention
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
+from .transformer import (Transformer, TransformerEncoder, TransformerEncoderLayer, TransformerDecoder,
+                          TransformerDecoderLayer)
 from .loss import (L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss, HuberLoss,
                    KLDivLoss)
 
@@ -31,4 +35,7 @@ __all__ = ["functional", "init", "utils", "Parameter", "Module", "Sequential", "
            "InstanceNorm2d", "PixelShuffle", "PixelUnshuffle", "Upsample", "UpsamplingNearest2d",
            "UpsamplingBilinear2d", "ParameterList", "ParameterDict", "ReLU6", "Hardsigmoid", "Hardswish", "Mish",
            "LogSigmoid", "Softsign", "Tanhshrink", "GLU", "PReLU", "Dropout2d", "CosineSimilarity",
-           "PairwiseDistance", "Unflatten", "SmoothL1Loss", "HuberLoss", "KLDivLoss"] + _padding.__all__
+           "PairwiseDistance", "Unflatten", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "MultiheadAttention",
+           "Transformer", "TransformerEncoder", "TransformerEncoderLayer", "TransformerDecoder",
+           "TransformerDecoderLayer", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
+           "GRUCell"] + _padding.__all__

@@ -459,3 +459,6 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     result = _L.normalize(input, p, dim, eps)
     return result if out is None else out.copy_(result)
+
+
+from ._functional_attention import scaled_dot_product_attention, multi_head_attention_forward  # noqa: E402,F401

@@ -1,0 +1,189 @@
+"""PyTorch's sampling API over the seeded kernels of ops/random.yaml: multinomial, randperm, bernoulli,
+normal, poisson, the in-place fills (uniform_, normal_, exponential_, ...) and generator= on rand/randn/randint.
+
+The kernels take a seed; here it comes from the `generator` given (a loom.Generator) or, without one,
+from loom.manual_seed's global stream, so both ways are reproducible."""
+import numbers
+
+import numpy as np
+
+from . import _ops
+from ._dtype import float64, int64
+from ._generator import Generator
+from ._tensor import Tensor
+
+__all__ = ["multinomial", "randperm", "bernoulli", "normal", "poisson", "rand", "randn", "randint"]
+
+
+def _standard_gamma(concentration, generator=None):
+    """Gamma(concentration, 1) draws, one per element (no gradient)."""
+    return _ops.random_draw(concentration.detach(), 2, seed=_seed(generator, "_standard_gamma"))
+
+
+def _seed(generator, op, seed=None):
+    """The kernel's seed: drawn from generator, else `seed` (loom's own keyword; None: the global stream)."""
+    if generator is None:
+        return seed
+    if not isinstance(generator, Generator):
+        raise TypeError(f"{op}(): generator should be a loom.Generator, but got {type(generator).__name__}")
+    return int(generator._integers(2 ** 62, None))
+
+
+def _doc_from(op):
+    """The generated op's docstring (from ops/*.yaml), plus what the wrapper adds."""
+    def wrap(fn):
+        fn.__doc__ = f"{op.__doc__}\n\n{fn.__doc__}"
+        return fn
+    return wrap
+
+
+def _into(out, result):
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        raise TypeError(f"out should be a loom.Tensor, got {type(out).__name__}")
+    if tuple(out.shape) != tuple(result.shape):
+        raise RuntimeError(f"out has shape {tuple(out.shape)}, but the result has shape {tuple(result.shape)}")
+    return out.copy_(result)
+
+
+@_doc_from(_ops.multinomial)
+def multinomial(self, num_samples, replacement=False, *, generator=None, seed=None):
+    """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
+    return _ops.multinomial(self, num_samples, replacement, seed=_seed(generator, "multinomial", seed))
+
+
+@_doc_from(_ops.randperm)
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, seed=None):
+    """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
+    r = _ops.randperm(n, seed=_seed(generator, "randperm", seed), dtype=dtype, device=device)
+    return r.requires_grad_(True) if requires_grad else r
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """0/1 draws with probabilities input (or with probability p everywhere, shaped like input)."""
+    if p is not None:
+        return _into(out, input.detach().clone().random_fill_(3, float(p), seed=_seed(generator, "bernoulli")))
+    return _into(out, _ops.random_draw(input.detach(), 0, seed=_seed(generator, "bernoulli")))
+
+
+def poisson(input, generator=None):
+    """A Poisson draw per element with rate input."""
+    return _ops.random_draw(input.detach(), 1, seed=_seed(generator, "poisson"))
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
+           requires_grad=False):
+    """Normal draws: mean and std tensors (broadcast) or numbers with size=, as torch.normal."""
+    seed = _seed(generator, "normal")
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mt and not st:
+        if size is None:
+            raise TypeError("normal() with float mean and std needs a size")
+        r = _ops.empty(tuple(size), dtype=dtype, device=device).random_fill_(1, float(mean), float(std), seed=seed)
+        if requires_grad:
+            r.requires_grad_(True)
+        return _into(out, r)
+    if st and (std.detach() < 0).any().item():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not st and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    shape = np.broadcast_shapes(*[tuple(t.shape) for t in (mean, std) if isinstance(t, Tensor)])
+    like = mean if mt else std
+    z = _ops.empty(tuple(shape), dtype=like.dtype, device=like.device).random_fill_(1, 0.0, 1.0, seed=seed)
+    return _into(out, (mean + std * z).detach())
+
+
+_rand, _randn, _randint = _ops.rand, _ops.randn, _ops.randint
+
+
+def _size(args, size):
+    if size is not None:
+        return tuple(size)
+    if len(args) == 1 and not isinstance(args[0], numbers.Integral):
+        return tuple(args[0])
+    return tuple(args)
+
+
+@_doc_from(_ops.rand)
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **kw):
+    """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
+    shape = _size(size, kw.pop("size", None))
+    if generator is None:
+        return _rand(shape, dtype=dtype, device=device, requires_grad=requires_grad, **kw)
+    r = _ops.empty(shape, dtype=dtype, device=device).random_fill_(0, 0.0, 1.0, seed=_seed(generator, "rand"))
+    return r.requires_grad_(True) if requires_grad else r
+
+
+@_doc_from(_ops.randn)
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **kw):
+    """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
+    shape = _size(size, kw.pop("size", None))
+    if generator is None:
+        return _randn(shape, dtype=dtype, device=device, requires_grad=requires_grad, **kw)
+    r = _ops.empty(shape, dtype=dtype, device=device).random_fill_(1, 0.0, 1.0, seed=_seed(generator, "randn"))
+    return r.requires_grad_(True) if requires_grad else r
+
+
+@_doc_from(_ops.randint)
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """randint(high, size) starts at 0; generator: a loom.Generator to draw from instead of the global stream."""
+    if size is None:
+        low, high, size = 0, low, high
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
+    if generator is None:
+        return _randint(low, high, tuple(size), dtype=dtype, device=device)
+    u = _ops.empty(tuple(size), dtype=float64).random_fill_(0, float(low), float(high),
+                                                            seed=_seed(generator, "randint"))
+    return u.floor().clamp(low, high - 1).to(int64 if dtype is None else dtype)
+
+
+# ---- Tensor methods: in-place fills with PyTorch's names and defaults
+def _fill(kind, name, defaults):
+    def method(self, *args, generator=None, **kwargs):
+        vals = list(defaults)
+        for i, v in enumerate(args):
+            vals[i] = v
+        for k, v in kwargs.items():
+            if k not in _ARGS[name]:
+                raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+            vals[_ARGS[name].index(k)] = v
+        a, b = (float(v) for v in (vals + [0.0])[:2])
+        return self.random_fill_(kind, a, b, seed=_seed(generator, name))
+    method.__name__ = name
+    method.__doc__ = f"Fill self in place with draws of {name[:-1]} ({', '.join(_ARGS[name])}), as torch.Tensor.{name}."
+    return method
+
+
+_ARGS = {"uniform_": ["from", "to"], "normal_": ["mean", "std"], "exponential_": ["lambd"],
+         "cauchy_": ["median", "sigma"], "log_normal_": ["mean", "std"], "geometric_": ["p"]}
+
+
+def _bernoulli_(self, p=0.5, *, generator=None):
+    """Fill self in place with 0/1 draws of probability p (a number or a tensor broadcast to self)."""
+    seed = _seed(generator, "bernoulli_")
+    if isinstance(p, Tensor):
+        return self.copy_(_ops.random_draw(p.detach().to(float64).expand(self.shape).contiguous(), 0, seed=seed))
+    return self.random_fill_(3, float(p), seed=seed)
+
+
+def _random_(self, from_=0, to=None, *, generator=None):
+    """Fill self in place with integers in [from, to) (to None: [0, from) when given one bound)."""
+    if to is None:
+        from_, to = 0, from_ if from_ else 2 ** 24 if self.dtype.is_floating_point else 2 ** 31
+    u = _ops.empty(tuple(self.shape), dtype=float64).random_fill_(0, float(from_), float(to),
+                                                                       seed=_seed(generator, "random_"))
+    return self.copy_(u.floor().clamp(from_, to - 1))
+
+
+def install():
+    for name, (kind, defaults) in {"uniform_": (0, [0.0, 1.0]), "normal_": (1, [0.0, 1.0]),
+                                   "exponential_": (2, [1.0]), "cauchy_": (4, [0.0, 1.0]),
+                                   "log_normal_": (5, [1.0, 2.0]), "geometric_": (6, [0.5])}.items():
+        setattr(Tensor, name, _fill(kind, name, defaults))
+    Tensor.bernoulli_ = _bernoulli_
+    Tensor.random_ = _random_
+    Tensor.multinomial = multinomial
+    Tensor.bernoulli = bernoulli
+    Tensor.poisson = poisson

@@ -1,0 +1,180 @@
+"""Small programs written the way PyTorch users write them, run with loom and with PyTorch from the same
+initial weights: an LSTM language model, a Transformer-encoder classifier, a GPT with causal attention and
+a policy-gradient agent with distributions.Categorical. Each trains a few steps; the losses must agree."""
+import numpy as np
+import pytest
+import torch
+
+import loom
+
+rng = np.random.default_rng(0)
+
+
+def lstm_lm(mod):
+    nn = mod.nn
+
+    class LM(nn.Module):
+        def __init__(self, vocab=50, hidden=32):
+            super().__init__()
+            self.encoder = nn.Embedding(vocab, hidden)
+            self.rnn = nn.LSTM(hidden, hidden, 2, dropout=0.0)
+            self.decoder = nn.Linear(hidden, vocab)
+
+        def forward(self, x, h=None):
+            out, h = self.rnn(self.encoder(x), h)
+            return self.decoder(out), h
+    return LM()
+
+
+def encoder_classifier(mod):
+    nn = mod.nn
+
+    class Classifier(nn.Module):
+        def __init__(self, vocab=40, d=32, classes=3):
+            super().__init__()
+            self.embed = nn.Embedding(vocab, d)
+            layer = nn.TransformerEncoderLayer(d, 4, dim_feedforward=64, dropout=0.0, batch_first=True)
+            self.encoder = nn.TransformerEncoder(layer, 2)
+            self.head = nn.Linear(d, classes)
+
+        def forward(self, x, pad):
+            h = self.encoder(self.embed(x), src_key_padding_mask=pad)
+            keep = (~pad).unsqueeze(-1).to(h.dtype)
+            return self.head((h * keep).sum(1) / keep.sum(1))
+    return Classifier()
+
+
+def gpt(mod, vocab=30, block=16, d=32, heads=4, layers=2):
+    nn, F = mod.nn, mod.nn.functional
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+            self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+        def forward(self, x):
+            B, T, C = x.shape
+            q, k, v = (t.reshape(B, T, heads, C // heads).transpose(1, 2) for t in self.qkv(self.ln1(x)).split(C, 2))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(y.transpose(1, 2).reshape(B, T, C))
+            return x + self.mlp(self.ln2(x))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(block, d)
+            self.blocks = nn.Sequential(*[Block() for _ in range(layers)])
+            self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab, bias=False)
+
+        def forward(self, idx):
+            x = self.tok(idx) + self.pos(mod.arange(idx.shape[1]))
+            return self.head(self.ln(self.blocks(x)))
+    return GPT()
+
+
+def twins(build):
+    torch.manual_seed(0)
+    tm = build(torch)
+    lm = build(loom)
+    lm.load_state_dict({k: v.detach().numpy() for k, v in tm.state_dict().items()})
+    return lm, tm
+
+
+def run_both(build, make_opt, step_fn, steps=3):
+    lm, tm = twins(build)
+    losses = {}
+    for lib, m in ((loom, lm), (torch, tm)):
+        opt = make_opt(lib, m)
+        losses[lib.__name__] = [step_fn(lib, m, opt, i) for i in range(steps)]
+    np.testing.assert_allclose(losses["loom"], losses["torch"], rtol=2e-4, atol=2e-5)
+    return lm, tm
+
+
+def test_lstm_language_model_trains_as_torch():
+    data = rng.integers(0, 50, (12, 4, 2))
+    state = {}
+
+    def step(lib, m, opt, i):
+        x, y = lib.tensor(data[:, :, 0]), lib.tensor(data[:, :, 1])
+        out, h = m(x, state.get((lib.__name__, i - 1)))
+        state[lib.__name__, i] = tuple(t.detach() for t in h)
+        loss = lib.nn.functional.cross_entropy(out.reshape(-1, 50), y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        lib.nn.utils.clip_grad_norm_(m.parameters(), 0.25)
+        opt.step()
+        return loss.item()
+    run_both(lstm_lm, lambda lib, m: lib.optim.SGD(m.parameters(), lr=1.0), step)
+
+
+def test_transformer_encoder_classifier_trains_as_torch():
+    x = rng.integers(0, 40, (5, 7))
+    pad = np.zeros((5, 7), bool)
+    pad[:, 5:] = True
+    y = rng.integers(0, 3, 5)
+
+    def step(lib, m, opt, i):
+        loss = lib.nn.functional.cross_entropy(m(lib.tensor(x), lib.tensor(pad)), lib.tensor(y))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+    lm, _ = run_both(encoder_classifier, lambda lib, m: lib.optim.Adam(m.parameters(), lr=1e-3), step)
+
+
+def test_gpt_trains_as_torch_and_generates():
+    x = rng.integers(0, 30, (4, 16))
+    y = np.roll(x, -1, 1)
+
+    def step(lib, m, opt, i):
+        loss = lib.nn.functional.cross_entropy(m(lib.tensor(x)).reshape(-1, 30), lib.tensor(y).reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+    lm, _ = run_both(gpt, lambda lib, m: lib.optim.AdamW(m.parameters(), lr=1e-3, weight_decay=0.1), step)
+    idx = loom.zeros((2, 1), dtype=loom.int64)
+    with loom.no_grad():
+        for _ in range(10):
+            probs = loom.nn.functional.softmax(lm(idx)[:, -1], -1)
+            idx = loom.cat([idx, loom.multinomial(probs, 1)], 1)
+    assert idx.shape == (2, 11) and int(idx.max()) < 30
+
+
+def test_policy_gradient_agent_trains_as_torch():
+    obs = rng.standard_normal((8, 4)).astype(np.float32)
+    actions = rng.integers(0, 2, 8)
+    returns = rng.standard_normal(8).astype(np.float32)
+
+    def build(mod):
+        return mod.nn.Sequential(mod.nn.Linear(4, 16), mod.nn.Tanh(), mod.nn.Linear(16, 2))
+
+    def step(lib, m, opt, i):
+        dists = loom.distributions if lib is loom else torch.distributions
+        dist = dists.Categorical(logits=m(lib.tensor(obs)))
+        loss = -(dist.log_prob(lib.tensor(actions)) * lib.tensor(returns)).mean() - 0.01 * dist.entropy().mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+    run_both(build, lambda lib, m: lib.optim.Adam(m.parameters(), lr=1e-2), step, steps=4)
+
+
+@pytest.mark.parametrize("cell", ["GRU", "RNN"])
+def test_other_recurrent_models_train_as_torch(cell):
+    x = rng.standard_normal((6, 3, 5)).astype(np.float32)
+    y = rng.standard_normal((6, 3, 8)).astype(np.float32)
+
+    def build(mod):
+        return getattr(mod.nn, cell)(5, 4, num_layers=2, bidirectional=True)
+
+    def step(lib, m, opt, i):
+        out, _ = m(lib.tensor(x))
+        loss = ((out - lib.tensor(y)) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+    run_both(build, lambda lib, m: lib.optim.RMSprop(m.parameters(), lr=1e-2), step)
