@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import jinja2
 
-from . import agen, cgen, derivatives, pygen, yamlload
+from . import agen, cgen, pygen, yamlload
 from .dtypes import CATEGORIES, PATH as DTYPES_PATH, TABLE
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,7 +4,6 @@ Templates read only this model; nothing downstream looks at YAML."""
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from . import yamlload
 from .dtypes import TABLE

@@ -7,6 +7,7 @@ from collections import namedtuple
 import numpy as _np
 
 from . import _ops
+from ._numpy import tensor as _tensor_from
 
 __all__ = ["LinAlgError", "solve", "solve_ex", "solve_triangular", "inv", "inv_ex", "det", "slogdet", "logdet",
            "cholesky", "cholesky_ex", "cholesky_solve", "cholesky_inverse", "qr", "eigh", "eigvalsh", "svd",
@@ -272,8 +273,7 @@ def _permutation(pivots, m, dtype):
             p[i], p[j] = p[j], p[i]
     P = _np.zeros(batch + (m, m))
     _np.put_along_axis(P, perm[..., None, :], 1.0, axis=-2)
-    from ._numpy import tensor
-    return tensor(P, dtype=dtype)
+    return _tensor_from(P, dtype=dtype)
 
 
 def lu(A, *, pivot=True):

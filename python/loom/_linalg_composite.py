@@ -135,14 +135,3 @@ def _chain(ts, dims, i, j, split):
         return ts[i]
     k = split[i][j]
     return _chain(ts, dims, i, k, split) @ _chain(ts, dims, k + 1, j, split)
-
-
-def cond(A, p=None):
-    """The condition number: s_max / s_min for p in (None, 2), s_min / s_max for -2, else norm(A) norm(A^-1)."""
-    _check_float(A, "linalg.cond")
-    if p in (None, 2, -2):
-        S = svdvals(A)
-        r = S.amax([-1]) / S.amin([-1])
-        return r if p != -2 else 1.0 / r
-    from .linalg import matrix_norm
-    return matrix_norm(A, p) * matrix_norm(inv(A), p)

@@ -6,7 +6,8 @@ from . import _ops
 from ._linalg_api import (LinAlgError, solve, solve_ex, solve_triangular, inv, inv_ex, det, slogdet,  # noqa: F401
                           cholesky, cholesky_ex, qr, eigh, eigvalsh, svd, svdvals, householder_product,
                           lu_factor, lu_factor_ex, lu, lu_solve)
-from ._linalg_composite import lstsq, pinv, matrix_rank, matrix_exp, multi_dot, cond  # noqa: F401
+from ._linalg_composite import lstsq, pinv, matrix_rank, matrix_exp, multi_dot  # noqa: F401
+from ._linalg_api import _check_float as _check_float_cond
 from ._ops import matmul, linalg_matrix_power as matrix_power, linalg_cross as cross  # noqa: F401
 from ._ops import linalg_vecdot as vecdot  # noqa: F401
 
@@ -93,3 +94,13 @@ def tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when isclose holds everywhere (a Python bool)."""
     return _b.bool(_ops.isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def cond(A, p=None):
+    """The condition number: s_max / s_min for p in (None, 2), s_min / s_max for -2, else norm(A) norm(A^-1)."""
+    _check_float_cond(A, "linalg.cond")
+    if p in (None, 2, -2):
+        S = svdvals(A)
+        r = S.amax([-1]) / S.amin([-1])
+        return r if p != -2 else 1.0 / r
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)

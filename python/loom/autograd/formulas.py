@@ -2,6 +2,7 @@
 results are differentiable again (double backward)."""
 from .. import _ops as lm
 from .._dtype import bool_ as _bool   # private names: _nodes star-imports this module
+from . import linalg_formulas
 from .engine import sum_to as _sum_to
 from .grad_mode import grad_enabled as _grad_enabled
 
@@ -319,7 +320,6 @@ def sinc_grad(self):
 def linalg_grad(name, *args):
     """The LAPACK ops' formulas, which live in linalg_formulas.py (the generator finds helpers
     only as functions defined in this file): linalg_grad("solve", ...) is its solve_backward."""
-    from . import linalg_formulas
     return getattr(linalg_formulas, name + "_backward")(*args)
 
 

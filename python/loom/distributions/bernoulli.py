@@ -1,6 +1,8 @@
 """Bernoulli(probs= or logits=)."""
-import loom as _L
-from loom.nn import functional as F
+from .. import _numpy
+from .. import _sampling
+from ..autograd import grad_mode as _grad_mode
+from ..nn import functional as F
 
 from .distribution import Distribution, boolean, broadcast_all, logits_to_probs, probs_to_logits, real, unit_interval
 
@@ -43,8 +45,8 @@ class Bernoulli(Distribution):
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        with _L.no_grad():
-            return _L.bernoulli(self.probs.expand(shape).contiguous())
+        with _grad_mode.no_grad():
+            return _sampling.bernoulli(self.probs.expand(shape).contiguous())
 
     def log_prob(self, value):
         self._validate_sample(value)
@@ -55,5 +57,5 @@ class Bernoulli(Distribution):
         return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
 
     def enumerate_support(self, expand=True):
-        values = _L.tensor([0.0, 1.0], dtype=self.probs.dtype).reshape((2,) + (1,) * len(self.batch_shape))
+        values = _numpy.tensor([0.0, 1.0], dtype=self.probs.dtype).reshape((2,) + (1,) * len(self.batch_shape))
         return values.expand((2,) + tuple(self.batch_shape)) if expand else values

@@ -1,11 +1,14 @@
 """Categorical(probs= or logits=) over the last dim; samples are int64 category indices."""
-import loom as _L
+from .. import _dtype
+from .. import _multi
+from .. import _ops
+from .. import _sampling
 
 from .distribution import Distribution, logits_to_probs, real, simplex
 
 
 def _finite_min(dtype):
-    return -3.4028234663852886e38 if dtype == _L.float32 else -1.7976931348623157e308
+    return -3.4028234663852886e38 if dtype == _dtype.float32 else -1.7976931348623157e308
 
 
 class Categorical(Distribution):
@@ -19,7 +22,7 @@ class Categorical(Distribution):
             if probs.ndim < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
             self.probs = probs / probs.sum(-1, keepdim=True)
-            eps = 1.1920928955078125e-07 if probs.dtype == _L.float32 else 2.220446049250313e-16
+            eps = 1.1920928955078125e-07 if probs.dtype == _dtype.float32 else 2.220446049250313e-16
             self.logits = self.probs.clamp(eps, 1 - eps).log()
             self._param = self.probs
         else:
@@ -41,7 +44,7 @@ class Categorical(Distribution):
 
     @property
     def mean(self):
-        return _L.full(tuple(self.batch_shape), float("nan"), dtype=self.probs.dtype)
+        return _ops.full(tuple(self.batch_shape), float("nan"), dtype=self.probs.dtype)
 
     @property
     def mode(self):
@@ -58,13 +61,13 @@ class Categorical(Distribution):
         for s in sample_shape:
             n *= s
         probs_2d = self.probs.detach().reshape(-1, self._num_events)
-        draws = _L.multinomial(probs_2d, n, True).transpose(0, 1)
+        draws = _sampling.multinomial(probs_2d, n, True).transpose(0, 1)
         return draws.reshape(tuple(sample_shape) + tuple(self.batch_shape))
 
     def log_prob(self, value):
         self._validate_sample(value)
         value = value.long().unsqueeze(-1)
-        value, log_pmf = _L.broadcast_tensors(value, self.logits)
+        value, log_pmf = _multi.broadcast_tensors(value, self.logits)
         return log_pmf.gather(-1, value[..., :1]).squeeze(-1)
 
     def entropy(self):
@@ -72,5 +75,5 @@ class Categorical(Distribution):
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):
-        values = _L.arange(self._num_events, dtype=_L.int64).reshape((-1,) + (1,) * len(self.batch_shape))
+        values = _ops.arange(self._num_events, dtype=_dtype.int64).reshape((-1,) + (1,) * len(self.batch_shape))
         return values.expand((-1,) + tuple(self.batch_shape)) if expand else values

@@ -1,6 +1,11 @@
 """The Distribution base class, as torch.distributions.Distribution: batch_shape/event_shape, sample/rsample,
 log_prob, entropy, mean/variance/stddev, and argument validation (on by default, as PyTorch's __debug__)."""
-import loom as _L
+from .. import _dtype
+from .. import _multi
+from .. import _numpy
+from .. import _ops
+from .. import _tensor
+from ..autograd import grad_mode as _grad_mode
 
 
 class Distribution:
@@ -17,13 +22,13 @@ class Distribution:
         Distribution._validate_default = value
 
     def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
-        self._batch_shape = _L.Size(tuple(batch_shape))
-        self._event_shape = _L.Size(tuple(event_shape))
+        self._batch_shape = _tensor.Size(tuple(batch_shape))
+        self._event_shape = _tensor.Size(tuple(event_shape))
         self._validate_args = self._validate_default if validate_args is None else validate_args
         if self._validate_args:
             for name, check in self.arg_constraints.items():
                 value = self.__dict__.get(name)
-                if value is None or not isinstance(value, _L.Tensor):
+                if value is None or not isinstance(value, _tensor.Tensor):
                     continue
                 ok, what = check(value)
                 if not ok:
@@ -57,7 +62,7 @@ class Distribution:
 
     def sample(self, sample_shape=()):
         """Draws without gradient; rsample's under no_grad where there is one."""
-        with _L.no_grad():
+        with _grad_mode.no_grad():
             return self.rsample(sample_shape)
 
     def rsample(self, sample_shape=()):
@@ -87,7 +92,7 @@ class Distribution:
         return tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape)
 
     def _validate_sample(self, value):
-        if not isinstance(value, _L.Tensor):
+        if not isinstance(value, _tensor.Tensor):
             raise ValueError("The value argument to log_prob must be a Tensor")
         if self._validate_args and self.support is not None:
             ok, what = self.support(value)
@@ -133,17 +138,17 @@ def nonnegative_integer(v):
 
 def broadcast_all(*values):
     """Tensors and numbers broadcast to one shape (numbers as float32 tensors, as PyTorch's default dtype)."""
-    tensors = [v for v in values if isinstance(v, _L.Tensor)]
-    dtype = tensors[0].dtype if tensors else _L.float32
-    values = [v if isinstance(v, _L.Tensor) else _L.tensor(float(v), dtype=dtype) for v in values]
-    return list(_L.broadcast_tensors(*values))
+    tensors = [v for v in values if isinstance(v, _tensor.Tensor)]
+    dtype = tensors[0].dtype if tensors else _dtype.float32
+    values = [v if isinstance(v, _tensor.Tensor) else _numpy.tensor(float(v), dtype=dtype) for v in values]
+    return list(_multi.broadcast_tensors(*values))
 
 
 def probs_to_logits(probs, is_binary=False):
-    eps = 1.1920928955078125e-07 if probs.dtype == _L.float32 else 2.220446049250313e-16
+    eps = 1.1920928955078125e-07 if probs.dtype == _dtype.float32 else 2.220446049250313e-16
     p = probs.clamp(eps, 1 - eps)
     return (p.log() - (-p).log1p()) if is_binary else p.log()
 
 
 def logits_to_probs(logits, is_binary=False):
-    return logits.sigmoid() if is_binary else _L.softmax(logits, -1)
+    return logits.sigmoid() if is_binary else _ops.softmax(logits, -1)

@@ -1,7 +1,8 @@
 """Gamma(concentration, rate), Beta(concentration1, concentration0) and Dirichlet(concentration): samples
 from the standard-gamma kernel (no reparameterised gradient yet: rsample is refused, not approximated)."""
-import loom as _L
-from loom._sampling import _standard_gamma
+from .. import _ops
+from ..autograd import grad_mode as _grad_mode
+from .._sampling import _standard_gamma
 
 from .distribution import Distribution, broadcast_all, positive, simplex, unit_interval
 
@@ -28,13 +29,13 @@ class Gamma(Distribution):
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        with _L.no_grad():
+        with _grad_mode.no_grad():
             return _standard_gamma(self.concentration.expand(shape).contiguous()) / self.rate.expand(shape)
 
     def log_prob(self, value):
         self._validate_sample(value)
         a, r = self.concentration, self.rate
-        return _L.xlogy(a, r) + _L.xlogy(a - 1, value) - r * value - a.lgamma()
+        return _ops.xlogy(a, r) + _ops.xlogy(a - 1, value) - r * value - a.lgamma()
 
     def entropy(self):
         a = self.concentration
@@ -60,7 +61,7 @@ class Beta(Distribution):
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        with _L.no_grad():
+        with _grad_mode.no_grad():
             x = _standard_gamma(self.concentration1.expand(shape).contiguous())
             y = _standard_gamma(self.concentration0.expand(shape).contiguous())
             return x / (x + y)
@@ -68,7 +69,7 @@ class Beta(Distribution):
     def log_prob(self, value):
         self._validate_sample(value)
         a, b = self.concentration1, self.concentration0
-        return _L.xlogy(a - 1, value) + _L.xlogy(b - 1, 1 - value) + (a + b).lgamma() - a.lgamma() - b.lgamma()
+        return _ops.xlogy(a - 1, value) + _ops.xlogy(b - 1, 1 - value) + (a + b).lgamma() - a.lgamma() - b.lgamma()
 
     def entropy(self):
         a, b = self.concentration1, self.concentration0
@@ -98,14 +99,14 @@ class Dirichlet(Distribution):
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        with _L.no_grad():
+        with _grad_mode.no_grad():
             g = _standard_gamma(self.concentration.expand(shape).contiguous())
             return g / g.sum(-1, keepdim=True)
 
     def log_prob(self, value):
         self._validate_sample(value)
         a = self.concentration
-        return _L.xlogy(a - 1, value).sum(-1) + a.sum(-1).lgamma() - a.lgamma().sum(-1)
+        return _ops.xlogy(a - 1, value).sum(-1) + a.sum(-1).lgamma() - a.lgamma().sum(-1)
 
     def entropy(self):
         a = self.concentration

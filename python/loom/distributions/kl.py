@@ -1,7 +1,9 @@
 """kl_divergence(p, q) and register_kl, dispatched on the pair of types (the most specific registered match)."""
 import math
 
-import loom as _L
+from ..nn import functional as F
+
+
 
 from .bernoulli import Bernoulli
 from .categorical import Categorical
@@ -48,7 +50,7 @@ def _kl_categorical_categorical(p, q):
 
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p, q):
-    sp = lambda x: _L.nn.functional.softplus(x)  # noqa: E731
+    sp = F.softplus
     t1 = p.probs * (sp(-q.logits) - sp(-p.logits))
     t1 = t1.masked_fill(q.probs == 0, float("inf")).masked_fill(p.probs == 0, 0.0)
     t2 = (1 - p.probs) * (sp(q.logits) - sp(p.logits))

@@ -1,7 +1,7 @@
 """Normal(loc, scale)."""
 import math
 
-import loom as _L
+from .. import _sampling
 
 from .distribution import Distribution, broadcast_all, positive, real
 
@@ -33,7 +33,7 @@ class Normal(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        eps = _L.randn(shape, dtype=self.loc.dtype)
+        eps = _sampling.randn(shape, dtype=self.loc.dtype)
         return self.loc + eps * self.scale
 
     def log_prob(self, value):

@@ -1,5 +1,5 @@
 """Uniform(low, high): draws in [low, high)."""
-import loom as _L
+from .. import _sampling
 
 from .distribution import Distribution, broadcast_all, real
 
@@ -34,7 +34,7 @@ class Uniform(Distribution):
         return (self.high - self.low).pow(2) / 12
 
     def rsample(self, sample_shape=()):
-        u = _L.rand(self._extended_shape(sample_shape), dtype=self.low.dtype)
+        u = _sampling.rand(self._extended_shape(sample_shape), dtype=self.low.dtype)
         return self.low + u * (self.high - self.low)
 
     def log_prob(self, value):

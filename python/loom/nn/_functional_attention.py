@@ -2,12 +2,13 @@
 conventions (sdpa: a bool mask's True keeps a position; multi-head attention: True masks it out)."""
 import math
 
-import loom as _L
+from .. import _dtype
+from .. import _ops
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
-    return _L.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale=scale,
+    return _ops.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale=scale,
                                            enable_gqa=enable_gqa)
 
 
@@ -15,15 +16,15 @@ def _additive(mask, dtype, name):
     """A bool mask (True: masked out) as 0 / -inf of dtype; a float mask as it is."""
     if mask is None:
         return None
-    if mask.dtype == _L.bool_:
-        return _L.zeros(tuple(mask.shape), dtype=dtype).masked_fill(mask, float("-inf"))
+    if mask.dtype == _dtype.bool_:
+        return _ops.zeros(tuple(mask.shape), dtype=dtype).masked_fill(mask, float("-inf"))
     if not mask.dtype.is_floating_point:
         raise AssertionError(f"only bool and floating types of {name} are supported")
     return mask.to(dtype)
 
 
 def _pad_last(mask):
-    return None if mask is None else _L.pad(mask, (0, 1))
+    return None if mask is None else _ops.pad(mask, (0, 1))
 
 
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
@@ -57,15 +58,15 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 
     if use_separate_proj_weight:
         bq, bk, bv = in_proj_bias.chunk(3) if in_proj_bias is not None else (None, None, None)
-        q = _L.linear(query, q_proj_weight, bq)
-        k = _L.linear(key, k_proj_weight, bk)
-        v = _L.linear(value, v_proj_weight, bv)
+        q = _ops.linear(query, q_proj_weight, bq)
+        k = _ops.linear(key, k_proj_weight, bk)
+        v = _ops.linear(value, v_proj_weight, bv)
     elif query is key and key is value:          # self-attention: one projection, then split
-        q, k, v = _L.linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
+        q, k, v = _ops.linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
     else:
         wq, wk, wv = in_proj_weight.chunk(3)
         bq, bk, bv = in_proj_bias.chunk(3) if in_proj_bias is not None else (None, None, None)
-        q, k, v = _L.linear(query, wq, bq), _L.linear(key, wk, bk), _L.linear(value, wv, bv)
+        q, k, v = _ops.linear(query, wq, bq), _ops.linear(key, wk, bk), _ops.linear(value, wv, bv)
 
     attn_mask = _additive(attn_mask, q.dtype, "attn_mask")
     if attn_mask is not None:
@@ -84,16 +85,16 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     key_padding_mask = _additive(key_padding_mask, q.dtype, "key_padding_mask")
 
     if bias_k is not None and bias_v is not None:
-        k = _L.cat([k, bias_k.repeat(1, bsz, 1)])
-        v = _L.cat([v, bias_v.repeat(1, bsz, 1)])
+        k = _ops.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = _ops.cat([v, bias_v.repeat(1, bsz, 1)])
         attn_mask, key_padding_mask = _pad_last(attn_mask), _pad_last(key_padding_mask)
 
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
     k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
     v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
     if add_zero_attn:
-        k = _L.cat([k, _L.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype)], 1)
-        v = _L.cat([v, _L.zeros((bsz * num_heads, 1, head_dim), dtype=v.dtype)], 1)
+        k = _ops.cat([k, _ops.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype)], 1)
+        v = _ops.cat([v, _ops.zeros((bsz * num_heads, 1, head_dim), dtype=v.dtype)], 1)
         attn_mask, key_padding_mask = _pad_last(attn_mask), _pad_last(key_padding_mask)
     src_len = k.shape[1]
 
@@ -108,15 +109,15 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if not training:
         dropout_p = 0.0
     if need_weights:
-        scores = _L.bmm(q * (1.0 / math.sqrt(head_dim)), k.transpose(1, 2))
+        scores = _ops.bmm(q * (1.0 / math.sqrt(head_dim)), k.transpose(1, 2))
         if attn_mask is not None:
             scores = scores + attn_mask
-        weights = _L.softmax(scores, -1)
+        weights = _ops.softmax(scores, -1)
         if dropout_p > 0.0:
-            weights = _L.dropout(weights, dropout_p)
-        out = _L.bmm(weights, v)
+            weights = _ops.dropout(weights, dropout_p)
+        out = _ops.bmm(weights, v)
         out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = _L.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+        out = _ops.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
         weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
             weights = weights.mean(1)
@@ -128,7 +129,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         attn_mask = attn_mask.reshape(bsz, num_heads, attn_mask.shape[1], src_len) if attn_mask.shape[0] != 1 \
             else attn_mask.unsqueeze(0)
     q, k, v = (t.reshape(bsz, num_heads, t.shape[1], head_dim) for t in (q, k, v))
-    out = _L.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, False)
+    out = _ops.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, False)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = _L.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+    out = _ops.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
     return (out.squeeze(1) if unbatched else out), None

@@ -7,6 +7,7 @@ import warnings
 from .. import _ops
 from .._dtype import float32
 from .._generator import Generator
+from .._linalg_api import qr as _qr
 from .._numpy import as_tensor
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
@@ -157,13 +158,12 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
-    from .. import linalg
     rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
     dtype = tensor.dtype if tensor.dtype.is_floating_point else float32
     flat = _standard((rows, cols), dtype, generator, True)
     if rows < cols:
         flat = flat.t()
-    q, r = linalg.qr(flat)
+    q, r = _qr(flat)
     q = q * r.diagonal(0, -2, -1).sign()
     if rows < cols:
         q = q.t()

@@ -5,7 +5,9 @@ The input projection of a whole sequence is one matmul per layer and direction; 
 over time of one matmul plus the gates (composites over loom's ops, so autograd comes through them)."""
 import math
 
-import loom as _L
+from .. import _dtype
+from .. import _numpy
+from .. import _ops
 
 from . import init
 from ._factory import empty_param
@@ -16,17 +18,17 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
 def _rnn_step(x_proj, h, w_hh, b_hh, mode):
-    g = x_proj + _L.linear(h, w_hh, b_hh)
+    g = x_proj + _ops.linear(h, w_hh, b_hh)
     return g.tanh() if mode == "RNN_TANH" else g.relu()
 
 
 def _lstm_step(x_proj, h, c, w_hh, b_hh):
-    return _L.lstm_gates(x_proj + _L.linear(h, w_hh, b_hh), c)   # the fused gates (native/cpu/rnn_cell.c)
+    return _ops.lstm_gates(x_proj + _ops.linear(h, w_hh, b_hh), c)   # the fused gates (native/cpu/rnn_cell.c)
 
 
 def _gru_step(x_proj, h, w_hh, b_hh):
     xr, xz, xn = x_proj.chunk(3, -1)
-    hr, hz, hn = _L.linear(h, w_hh, b_hh).chunk(3, -1)
+    hr, hz, hn = _ops.linear(h, w_hh, b_hh).chunk(3, -1)
     r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
     n = (xn + r * hn).tanh()
     return n + z * (h - n)
@@ -58,7 +60,7 @@ class RNNCellBase(Module):
             raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} expected {self.input_size}")
         batched = input.ndim == 2
         x = input if batched else input.unsqueeze(0)
-        zeros = _L.zeros((x.shape[0], self.hidden_size), dtype=x.dtype)
+        zeros = _ops.zeros((x.shape[0], self.hidden_size), dtype=x.dtype)
         return x, batched, zeros
 
     def extra_repr(self):
@@ -76,7 +78,7 @@ class RNNCell(RNNCellBase):
     def forward(self, input, hx=None):
         x, batched, zeros = self._prepare(input, hx, "RNNCell")
         h = zeros if hx is None else (hx if batched else hx.unsqueeze(0))
-        h = _rnn_step(_L.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh,
+        h = _rnn_step(_ops.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh,
                       "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU")
         return h if batched else h.squeeze(0)
 
@@ -88,7 +90,7 @@ class LSTMCell(RNNCellBase):
     def forward(self, input, hx=None):
         x, batched, zeros = self._prepare(input, hx, "LSTMCell")
         h, c = (zeros, zeros) if hx is None else ((hx[0], hx[1]) if batched else (hx[0].unsqueeze(0), hx[1].unsqueeze(0)))
-        h, c = _lstm_step(_L.linear(x, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh)
+        h, c = _lstm_step(_ops.linear(x, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -99,7 +101,7 @@ class GRUCell(RNNCellBase):
     def forward(self, input, hx=None):
         x, batched, zeros = self._prepare(input, hx, "GRUCell")
         h = zeros if hx is None else (hx if batched else hx.unsqueeze(0))
-        h = _gru_step(_L.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        h = _gru_step(_ops.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
         return h if batched else h.squeeze(0)
 
 
@@ -165,14 +167,14 @@ class RNNBase(Module):
         """One layer in one direction over x (T, B, in); lengths (sorted descending) freeze finished sequences."""
         w_ih, w_hh, b_ih, b_hh, w_hr = weights
         T = x.shape[0]
-        proj = _L.linear(x, w_ih, b_ih)
+        proj = _ops.linear(x, w_ih, b_ih)
         outs = [None] * T
         steps = range(T - 1, -1, -1) if reverse else range(T)
         for t in steps:
             if self.mode == "LSTM":
                 h_new, c_new = _lstm_step(proj[t], h, c, w_hh, b_hh)
                 if w_hr is not None:
-                    h_new = _L.linear(h_new, w_hr)
+                    h_new = _ops.linear(h_new, w_hr)
             elif self.mode == "GRU":
                 h_new, c_new = _gru_step(proj[t], h, w_hh, b_hh), None
             else:
@@ -180,7 +182,7 @@ class RNNBase(Module):
             if lengths is not None:
                 running = sum(1 for n in lengths if n > t)   # sequences still going at step t (sorted)
                 if running < h.shape[0]:
-                    keep = _L.tensor([[1.0]] * running + [[0.0]] * (h.shape[0] - running), dtype=h.dtype)
+                    keep = _numpy.tensor([[1.0]] * running + [[0.0]] * (h.shape[0] - running), dtype=h.dtype)
                     h_new = h + keep * (h_new - h)
                     if c_new is not None:
                         c_new = c + keep * (c_new - c)
@@ -190,7 +192,7 @@ class RNNBase(Module):
             else:
                 outs[t] = h_new
             h, c = h_new, c_new
-        return _L.stack(outs), h, c
+        return _ops.stack(outs), h, c
 
     def forward(self, input, hx=None):
         packed = isinstance(input, PackedSequence)
@@ -228,11 +230,11 @@ class RNNBase(Module):
                 outs.append(out)
                 hs.append(h)
                 cs.append(c)
-            layer_in = outs[0] if dirs == 1 else _L.cat(outs, -1)
+            layer_in = outs[0] if dirs == 1 else _ops.cat(outs, -1)
             if self.dropout > 0 and self.training and layer < self.num_layers - 1:
-                layer_in = _L.dropout(layer_in, self.dropout)
-        h_n = _L.stack(hs)
-        c_n = _L.stack(cs) if self.mode == "LSTM" else None
+                layer_in = _ops.dropout(layer_in, self.dropout)
+        h_n = _ops.stack(hs)
+        c_n = _ops.stack(cs) if self.mode == "LSTM" else None
         if unsorted_indices is not None:
             h_n = h_n.index_select(1, unsorted_indices)
             c_n = c_n.index_select(1, unsorted_indices) if c_n is not None else None
@@ -249,16 +251,16 @@ class RNNBase(Module):
     def _reverse_packed(self, x, h, c, lengths, layer):
         """The reverse direction over packed sequences: each sequence reversed within its own length."""
         T, B = x.shape[0], x.shape[1]
-        idx = _L.tensor([[n - 1 - t if t < n else t for n in lengths] for t in range(T)], dtype=_L.int64)
-        flip = (lambda a: _L.gather(a, 0, idx.unsqueeze(-1).expand(T, B, a.shape[-1])))
+        idx = _numpy.tensor([[n - 1 - t if t < n else t for n in lengths] for t in range(T)], dtype=_dtype.int64)
+        flip = (lambda a: _ops.gather(a, 0, idx.unsqueeze(-1).expand(T, B, a.shape[-1])))
         out, h, c = self._run_direction(flip(x), h, c, self._weights(layer, 1), lengths, reverse=False)
         return flip(out), h, c
 
     def _initial_state(self, hx, batched, dirs, B, real_hidden, dtype, sorted_indices):
         n = self.num_layers * dirs
         if hx is None:
-            z = _L.zeros((n, B, real_hidden), dtype=dtype)
-            return z, (_L.zeros((n, B, self.hidden_size), dtype=dtype) if self.mode == "LSTM" else None)
+            z = _ops.zeros((n, B, real_hidden), dtype=dtype)
+            return z, (_ops.zeros((n, B, self.hidden_size), dtype=dtype) if self.mode == "LSTM" else None)
         h0, c0 = (hx[0], hx[1]) if self.mode == "LSTM" else (hx, None)
         if not batched:
             if h0.ndim != 2:

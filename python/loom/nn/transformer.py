@@ -3,7 +3,8 @@ the same submodules (self_attn, linear1, norm1, ...), so state_dicts load across
 (norm_first=True for pre-norm)."""
 import copy
 
-import loom as _L
+from .. import _dtype
+from .. import _ops
 
 from . import functional as F, init
 from .attention import MultiheadAttention
@@ -30,8 +31,8 @@ def _clones(module, n):
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """A (sz, sz) float mask: -inf above the diagonal, 0 on and below it."""
-    dtype = _L.float32 if dtype is None else dtype
-    return _L.full((sz, sz), float("-inf"), dtype=dtype).triu(1)
+    dtype = _dtype.float32 if dtype is None else dtype
+    return _ops.full((sz, sz), float("-inf"), dtype=dtype).triu(1)
 
 
 class TransformerEncoderLayer(Module):

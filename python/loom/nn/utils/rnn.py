@@ -2,7 +2,10 @@
 pad_sequence, pack_sequence, unpack_sequence, unpad_sequence."""
 from collections import namedtuple
 
-import loom as _L
+from ... import _dtype
+from ... import _numpy
+from ... import _ops
+from ... import _tensor
 
 
 class PackedSequence(namedtuple("PackedSequence", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])):
@@ -26,11 +29,11 @@ def _invert(perm):
     inv = [0] * len(perm)
     for i, p in enumerate(perm.tolist()):
         inv[p] = i
-    return _L.tensor(inv, dtype=_L.int64)
+    return _numpy.tensor(inv, dtype=_dtype.int64)
 
 
 def _lengths_list(lengths):
-    if isinstance(lengths, _L.Tensor):
+    if isinstance(lengths, _tensor.Tensor):
         if lengths.ndim != 1:
             raise RuntimeError(f"'lengths' argument should be a 1D tensor, but got a {lengths.ndim}D tensor")
         return [int(v) for v in lengths.tolist()]
@@ -53,7 +56,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         sorted_indices = None
     else:
         order = sorted(range(len(lens)), key=lambda i: -lens[i])
-        sorted_indices = _L.tensor(order, dtype=_L.int64)
+        sorted_indices = _numpy.tensor(order, dtype=_dtype.int64)
         input = input.index_select(1, sorted_indices)
         lens = [lens[i] for i in order]
     if lens and lens[-1] <= 0:
@@ -62,8 +65,8 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     if lens and lens[0] > input.shape[0]:
         raise RuntimeError(f"a length {lens[0]} exceeds the padded sequence length {input.shape[0]}")
     batch_sizes = [sum(1 for n in lens if n > t) for t in range(lens[0] if lens else 0)]
-    data = _L.cat([input[t, :b] for t, b in enumerate(batch_sizes)])
-    return PackedSequence(data, _L.tensor(batch_sizes, dtype=_L.int64), sorted_indices)
+    data = _ops.cat([input[t, :b] for t, b in enumerate(batch_sizes)])
+    return PackedSequence(data, _numpy.tensor(batch_sizes, dtype=_dtype.int64), sorted_indices)
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
@@ -79,19 +82,19 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     for b in batch_sizes:
         step = data[off:off + b]
         if b < B:
-            step = _L.cat([step, _L.full((B - b,) + feat, padding_value, dtype=data.dtype)])
+            step = _ops.cat([step, _ops.full((B - b,) + feat, padding_value, dtype=data.dtype)])
         rows.append(step)
         off += b
     for _ in range(T, total_length or T):
-        rows.append(_L.full((B,) + feat, padding_value, dtype=data.dtype))
-    padded = _L.stack(rows) if rows else _L.zeros((0, 0) + feat, dtype=data.dtype)
+        rows.append(_ops.full((B,) + feat, padding_value, dtype=data.dtype))
+    padded = _ops.stack(rows) if rows else _ops.zeros((0, 0) + feat, dtype=data.dtype)
     lengths = [sum(1 for b in batch_sizes if b > i) for i in range(B)]
     if sequence.unsorted_indices is not None:
         padded = padded.index_select(1, sequence.unsorted_indices)
         lengths = [lengths[i] for i in sequence.unsorted_indices.tolist()]
     if batch_first:
         padded = padded.transpose(0, 1)
-    return padded, _L.tensor(lengths, dtype=_L.int64)
+    return padded, _numpy.tensor(lengths, dtype=_dtype.int64)
 
 
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
@@ -104,9 +107,9 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     T = max(s.shape[0] for s in sequences)
     out = []
     for s in sequences:
-        fill = _L.full((T - s.shape[0],) + tuple(s.shape[1:]), padding_value, dtype=s.dtype)
-        out.append(_L.cat([s, fill] if padding_side == "right" else [fill, s]) if T > s.shape[0] else s)
-    return _L.stack(out, 0 if batch_first else 1)
+        fill = _ops.full((T - s.shape[0],) + tuple(s.shape[1:]), padding_value, dtype=s.dtype)
+        out.append(_ops.cat([s, fill] if padding_side == "right" else [fill, s]) if T > s.shape[0] else s)
+    return _ops.stack(out, 0 if batch_first else 1)
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
