@@ -191,15 +191,18 @@ lm_tensor *lm_view(lm_tensor *base, int ndim, const int64_t *shape, const int64_
 
 lm_tensor *lm_as_strided(lm_tensor *t, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset) {
     if (lm_check_shape(ndim, shape)) return NULL;
-    /* a view must stay inside its storage, or a Python user could read freed memory */
-    int64_t lo = offset, hi = offset, item = (int64_t)lm_itemsize(t->dtype);
-    bool empty = false;
+    /* a view must stay inside its storage, or a Python user could read freed memory; every
+     * product and sum of user integers is overflow-checked, or a huge stride wraps inside */
+    int64_t lo = offset, hi = offset, item = (int64_t)lm_itemsize(t->dtype), end = 0;
+    bool empty = false, overflow = false;
     for (int d = 0; d < ndim; d++) {
-        if (shape[d] == 0) empty = true;
-        int64_t span = (shape[d] - 1) * strides[d];
-        if (span < 0) lo += span; else hi += span;
+        if (shape[d] == 0) { empty = true; continue; }
+        int64_t span;
+        overflow |= __builtin_mul_overflow(shape[d] - 1, strides[d], &span);
+        overflow |= span < 0 ? __builtin_add_overflow(lo, span, &lo) : __builtin_add_overflow(hi, span, &hi);
     }
-    if (!empty && (lo < 0 || (hi + 1) * item > (int64_t)t->storage->nbytes)) {
+    overflow |= __builtin_add_overflow(hi, 1, &end) || __builtin_mul_overflow(end, item, &end);
+    if (!empty && (overflow || lo < 0 || end > (int64_t)t->storage->nbytes)) {
         lm_set_error(LM_ERR_INDEX, "view is out of bounds for storage of size %lld",
                      (long long)(t->storage->nbytes / (size_t)item));
         return NULL;

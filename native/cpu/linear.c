@@ -33,6 +33,7 @@ lm_tensor *lm_cpu_linear(lm_tensor *input, lm_tensor *weight, lm_tensor *bias) {
     oshape[input->ndim - 1] = N;
     lm_tensor *out = lm_empty(input->ndim, oshape, input->dtype, input->device);
     if (!out) { lm_release(x); return NULL; }
+    if (M == 0 || N == 0) { lm_release(x); return out; }   /* an empty batch (or no features): nothing to write */
     int64_t item = (int64_t)lm_itemsize(input->dtype);
     char *o = lm_bytes(out);
     if (bias) {   /* rows start as the bias, then the product accumulates onto them */

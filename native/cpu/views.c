@@ -209,7 +209,7 @@ lm_tensor *lm_cpu_narrow(lm_tensor *self, int64_t dim, int64_t start, int64_t le
         return NULL;
     }
     if (start < 0) start += size;
-    if (length < 0 || start + length > size) {
+    if (length < 0 || length > size - start) {   /* start is in [0, size]: no overflow */
         lm_set_error(LM_ERR_VALUE, "start (%lld) + length (%lld) exceeds dimension size (%lld).",
                      (long long)start, (long long)length, (long long)size);
         return NULL;
