@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import jinja2
 
-from . import agen, cgen, pygen, yamlload
+from . import agen, cgen, pygen, pyops, yamlload
 from .dtypes import CATEGORIES, PATH as DTYPES_PATH, TABLE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,6 +56,7 @@ def _python_context(model):
     overloaded = frozenset(n for n, g in groups.items() if len(g) > 1)
     py = SimpleNamespace(
         fname=lambda op, suffix="": pygen.fname(op, suffix, overloaded),
+        fnames=lambda group, suffix="": [pygen.fname(op, suffix, overloaded) for op in group],
         docstring=pygen.docstring, group_doc=pygen.group_doc, call_through=pygen.call_through)
     methods, public, dunders, inplace_overloaded = [], [], [], []
     for name, group in groups.items():
@@ -72,10 +73,10 @@ def _python_context(model):
             methods.append((name + "_", pygen.fname(inplace[0], "_", overloaded)))
         for op in group:
             for d in op.operators:
-                dunders.append((op, d, pygen.dunder_kind(d)))
+                dunders.append((op, d, pyops.dunder_kind(d)))
     consts = sorted({pygen.scalar_const(a.default) for op, _, _ in dunders for a in op.ctx_args
                      if a.type.base == "Scalar" and a.has_default})
-    return dict(py=py, p=pygen, groups=list(groups.items()), scalar_consts=consts, overloaded=[(n, groups[n]) for n in groups if n in overloaded],
+    return dict(py=py, p=pygen, o=pyops, groups=list(groups.items()), scalar_consts=consts, overloaded=[(n, groups[n]) for n in groups if n in overloaded],
                 methods=methods, public=public, dunders=dunders, inplace_overloaded=inplace_overloaded)
 
 

@@ -185,39 +185,6 @@ def call_through(op):
     return ", ".join(parts)
 
 
-UNARY_DUNDERS = ("__neg__", "__abs__", "__invert__", "__pos__")
-
-
-def dunder_kind(name):
-    if name in UNARY_DUNDERS:
-        return "unary"
-    if name.startswith("__r") and name not in ("__rshift__",):
-        return "reflected"
-    if name.startswith("__i") and name != "__invert__":
-        return "inplace"
-    return "binary"
-
-
-def fast_args(cargs):
-    """Operator C args on the fast path, where both operands are plain Tensors."""
-    return [("other._h" if a == "o" else a) for a in cargs]
-
-
-def dunder_parts(op, kind):
-    """(statements, C args) for an operator method: the two operands are
-    `self` and `o`, and the op's other arguments fold into their defaults."""
-    stmts, cargs = convert(op, op.name)
-    ins = [a.name for a in op.inputs]
-    handles = {f"{ins[0]}_h": "o" if kind == "reflected" else "self._h"}
-    if len(ins) > 1:
-        handles[f"{ins[1]}_h"] = "self._h" if kind == "reflected" else "o"
-    consts = {f"{a.name}_s": scalar_const(a.default)[0] for a in op.ctx_args
-              if a.type.base == "Scalar" and a.has_default}
-    keep = [st for st in stmts if st.split(" = ")[0] not in handles and st.split(" = ")[0] not in consts]
-    defaults = [f"{a.name} = {a.default!r}" for a in op.ctx_args if a.type.base != "Scalar"]
-    return defaults + keep, [handles.get(x, consts.get(x, x)) for x in cargs]
-
-
 def scalar_const(v):
     """(module constant name, lm_scalar initializer) for a Scalar default an operator folds in:
     a prebuilt struct passes to cffi faster than a tuple it must convert."""
