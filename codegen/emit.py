@@ -76,7 +76,9 @@ def _python_context(model):
                 dunders.append((op, d, pyops.dunder_kind(d)))
     consts = sorted({pygen.scalar_const(a.default) for op, _, _ in dunders for a in op.ctx_args
                      if a.type.base == "Scalar" and a.has_default})
-    return dict(py=py, p=pygen, o=pyops, groups=list(groups.items()), scalar_consts=consts, overloaded=[(n, groups[n]) for n in groups if n in overloaded],
+    composite_modules = sorted({op.kernel.split(".")[0] for op in model.ops if op.kind == "composite"})
+    return dict(py=py, p=pygen, o=pyops, groups=list(groups.items()), scalar_consts=consts,
+                composite_modules=composite_modules, overloaded=[(n, groups[n]) for n in groups if n in overloaded],
                 methods=methods, public=public, dunders=dunders, inplace_overloaded=inplace_overloaded)
 
 
@@ -196,6 +198,8 @@ def inputs(native, ops_path, derivs_path):
     deps = [Path(p) for p in (ops_path, derivs_path) if Path(p).is_dir()]
     deps += [p for p, _ in yamlload.sources(ops_path) + yamlload.sources(derivs_path)] + [native / "core/loom.h"]
     deps.append(DTYPES_PATH)
+    # composites are checked against their functions' parameters
+    deps += sorted((native.parent / "python/loom/_composites").glob("*.py"))
     deps += sorted(Path(__file__).resolve().parent.glob("*.py")) + sorted(TEMPLATES.glob("*.j2"))
     deps += sorted((native / "kernels").glob("*/*.h")) + sorted(native.glob("cpu/*.c"))
     from .derivatives import _FORMULAS   # helper names are read from it

@@ -1,6 +1,7 @@
 """The op model: ops.yaml parsed into frozen dataclasses, validated on load.
 
 Templates read only this model; nothing downstream looks at YAML."""
+import ast
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ CTX_TYPES = ("Scalar", "float", "int", "bool")
 class Op:
     schema: Schema
     kind: str                # one of KINDS
-    kernel: str              # kernel name; the composite body for composites
+    kernel: str              # kernel name; for a composite, its function in loom._composites: FAMILY.NAME
     variants: tuple
     dtypes: tuple
     doc: str
@@ -116,8 +117,10 @@ class _Kernels:
     so a YAML entry listing more fails here too instead of at run time; and
     which pointwise headers define a check (LM_PW_NAME_CHECK) to call first."""
 
-    def __init__(self, native):
+    def __init__(self, native, composites=None):
         self.native = Path(native)
+        self.composites = Path(composites) if composites else self.native.parent / "python/loom/_composites"
+        self._composites = {}
         self.pointwise = {p.stem for p in (self.native / "kernels/pointwise").glob("*.h")}
         self.reduce = {p.stem for p in (self.native / "kernels/reduce").glob("*.h")}
         self.custom = set()
@@ -140,6 +143,44 @@ class _Kernels:
                     note = _SERVES.search(above[above.rfind("/*"):])
                     if note:
                         self.serves[("kernel", m.group(1))] = (note.group(1), f"cpu/{p.name}")
+
+    def composite(self, value, schema, family, err):
+        """`composite: true` names the function loom._composites.FAMILY.NAME (NAME: the op's C name);
+        `composite: MODULE.FUNCTION` another one. It must exist and take the schema's arguments
+        in order (read with ast: the build never imports loom). Returns MODULE.FUNCTION."""
+        cname = f"{schema.name}_{schema.overload}" if schema.overload else schema.name
+        if value is True:
+            ref = f"{family}.{cname}"
+        elif isinstance(value, str) and re.match(r"^[a-z_][a-z_0-9]*\.[a-z_][a-z_0-9]*$", value.strip()):
+            ref = value.strip()
+        elif isinstance(value, str):
+            err("a composite's body is a Python function now: write it as "
+                f"def {cname}({', '.join(a.name for a in schema.args)}) in python/loom/_composites/{family}.py "
+                "and say 'composite: true'")
+        else:
+            err("'composite' is true (the function named like the op in _composites/FAMILY.py) or MODULE.FUNCTION")
+        module, fn = ref.split(".")
+        defs = self._composite_defs(module)
+        where = f"python/loom/_composites/{module}.py"
+        if defs is None:
+            err(f"composite {ref}: no module {where}")
+        if fn not in defs:
+            err(f"composite {ref}: no function '{fn}' in {where}{did_you_mean(fn, defs)}")
+        want = [a.name for a in schema.args]
+        got = defs[fn][:len(want)]
+        if got != want:
+            err(f"composite {ref} ({where}) takes ({', '.join(defs[fn])}); the schema's arguments are "
+                f"({', '.join(want)}), in that order")
+        return ref
+
+    def _composite_defs(self, module):
+        """{function: [parameter names]} of python/loom/_composites/MODULE.py, or None."""
+        if module not in self._composites:
+            p = self.composites / f"{module}.py"
+            self._composites[module] = None if not p.exists() else {
+                n.name: [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs]
+                for n in ast.parse(p.read_text()).body if isinstance(n, ast.FunctionDef)}
+        return self._composites[module]
 
     def check(self, kind, name, err):
         table = {"pointwise": self.pointwise, "reduction": self.reduce, "kernel": self.custom}[kind]
@@ -233,9 +274,11 @@ def parse_op(entry, path, kernels):
     opt_float = next((a.name for a in schema.args if a.type.base == "float" and a.type.optional), None)
     if opt_float and kind != "composite":   # C has no None for a double; a composite gets Python's
         err(f"'float?' ({opt_float}) is supported by composite ops only", "func")
-    if not isinstance(kernel, str) or not kernel.strip():
-        err(f"'{kind}' must name a kernel" + (" (or hold a Python body)" if kind == "composite" else ""), kind)
-    if kind != "composite":
+    if kind == "composite":   # becomes the function's reference, FAMILY.NAME
+        kernel = kernels.composite(kernel, schema, Path(path).stem, lambda m: err(m, kind))
+    elif not isinstance(kernel, str) or not kernel.strip():
+        err(f"'{kind}' must name a kernel", kind)
+    else:
         kernels.check(kind, kernel, lambda m: err(m, kind))
     variants = _variants(entry.get("variants", ["function"]), lambda m: err(m, "variants"))
     dtypes = _dtypes(entry.get("dtypes", "all"), lambda m: err(m, "dtypes"))
@@ -270,7 +313,7 @@ def parse_op(entry, path, kernels):
             "index_args")
     if index_args and kind != "kernel":
         err("'index_args' is for hand-written kernels (kernel: NAME)", "index_args")
-    op = Op(schema, kind, kernel.strip() if kind != "composite" else str(kernel), variants, dtypes,
+    op = Op(schema, kind, kernel.strip(), variants, dtypes,
             doc.strip(), line, promote, reduce, mean, tuple(operators), dict(test), tuple(index_args),
             kind == "pointwise" and kernel.strip() in kernels.checked, path)
     _check_kind(op, err)
@@ -301,7 +344,7 @@ def load(ops_path, native_dir=None):
     """The model of an ops folder (ops/*.yaml, one file per family) or of one file."""
     ops_path = Path(ops_path)
     native_dir = Path(native_dir) if native_dir else ops_path.parent / "native"
-    kernels = _Kernels(native_dir)
+    kernels = _Kernels(native_dir)   # composites: python/loom/_composites beside native/
     ops = tuple(parse_op(e, shown, kernels) for e, shown in yamlload.load_entries(ops_path, "op entries"))
     _check_model(ops)
     return OpModel(ops, str(ops_path))

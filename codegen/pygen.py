@@ -74,9 +74,10 @@ def conversions(op, where):
                 conv = f"_NULL if {n} is None else ({conv})"
             out.append(Converted(n, "tensor", f"{n}_h = {conv}", (f"{n}_h",)))
         elif t.is_list:
-            pre = f"{n} = _varargs(_{n}, {n}, {name}, {q})\n" if a is va else ""
+            if a is va:   # zeros(2, 3): the sizes arrive as *_size, or as size=
+                out.append(Converted(n, "varargs", f"{n} = _varargs(_{n}, {n}, {name}, {q})", ()))
             kind = "tensor" if t.base == "Tensor" else "bound"
-            out.append(Converted(n, kind, f"{pre}{n}_p, {n}_n = {call}", (f"{n}_p", f"{n}_n")))
+            out.append(Converted(n, kind, f"{n}_p, {n}_n = {call}", (f"{n}_p", f"{n}_n")))
         elif t.base == "Scalar":   # a name, so an operator can fold a default into a prebuilt struct
             out.append(Converted(n, "bound", f"{n}_s = {call}", (f"{n}_s",)))
         else:
@@ -84,20 +85,35 @@ def conversions(op, where):
     return out
 
 
+def varargs_stmt(op):
+    return next((c.stmt for c in conversions(op, op.name) if c.kind == "varargs"), "")
+
+
 def convert(op, where):
     """(statements, C call arguments) turning Python arguments into C ones."""
     convs = conversions(op, where)
-    stmts = [line for c in convs if c.stmt for line in c.stmt.split("\n")]
-    return stmts, [a for c in convs for a in c.cargs]
+    return [c.stmt for c in convs if c.stmt], [a for c in convs for a in c.cargs]
 
 
 def validate(op):
     """For a composite: check its non-Tensor arguments with the same converters a
-    kernel op uses, so a bad argument names this op, not the one inside."""
-    convs = [c for c in conversions(op, op.name) if c.kind != "tensor"]
-    stmts = [line for c in convs if c.stmt for line in c.stmt.split("\n")]
+    kernel op uses, so a bad argument names this op, not the one inside (the varargs
+    statement, which rebinds the argument itself, comes first: varargs_stmt)."""
+    convs = [c for c in conversions(op, op.name) if c.kind not in ("tensor", "varargs")]
+    stmts = [c.stmt for c in convs if c.stmt]
     inline = [a for c in convs if c.kind == "inline" for a in c.cargs]
     return stmts + ([f"({', '.join(inline)},)"] if inline else [])
+
+
+def composite_module(op):
+    return "python/loom/_composites/" + op.kernel.split(".")[0]
+
+
+def composite_args(op):
+    """What a composite's function is called with: the schema's arguments, then out= and
+    requires_grad= where the op's Python signature has them."""
+    return ([a.name for a in op.schema.args] + (["out"] if "out" in op.variants else [])
+            + (["requires_grad"] if is_factory(op) else []))
 
 
 def overload_spec(op, with_out=True):

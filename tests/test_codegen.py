@@ -193,3 +193,42 @@ def test_a_call_of_an_op_an_argument_shadows_calls_the_op():
     assert agen.qualified(d, "pad(grad, pad, mode)") == "_ops.pad(grad, pad, mode)"
     assert agen.qualified(d, "neg(pad(grad,\n pad(1), mode))") == "neg(_ops.pad(grad,\n _ops.pad(1), mode))"
     assert agen.qualified(d, "grad * len(pad)") == "grad * len(pad)"
+
+
+# ---- composites are Python functions in python/loom/_composites/FAMILY.py
+
+COMPOSITE_BAD = [
+    ("a body in the YAML", "- func: twice(Tensor self) -> Tensor\n  composite: |\n    return self + self\n",
+     r"a composite's body is a Python function now: write it as def twice\(self\) in python/loom/_composites/"),
+    ("a missing function", "- func: twice(Tensor self) -> Tensor\n  composite: shape.twice\n",
+     r"composite shape.twice: no function 'twice' in python/loom/_composites/shape.py"),
+    ("a missing module", "- func: twice(Tensor self) -> Tensor\n  composite: nosuch.twice\n",
+     r"composite nosuch.twice: no module python/loom/_composites/nosuch.py"),
+    ("parameters that differ", "- func: twice(Tensor self, int n) -> Tensor\n  composite: activations.mish\n",
+     r"composite activations.mish \(python/loom/_composites/activations.py\) takes \(self\); "
+     r"the schema's arguments are \(self, n\)"),
+]
+
+
+@pytest.mark.parametrize("name,text,pattern", COMPOSITE_BAD, ids=[b[0] for b in COMPOSITE_BAD])
+def test_a_composite_names_a_function_with_the_schemas_arguments(tmp_path, name, text, pattern):
+    path = tmp_path / "ops.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecError) as err:
+        model.load(path, ROOT / "native")
+    assert str(err.value).startswith("ops.yaml:2: "), str(err.value)
+    assert err.match(pattern)
+
+
+def test_an_error_inside_a_composite_keeps_its_frames():
+    """A composite's body is real code: its traceback points at python/loom/_composites/."""
+    import traceback
+    import loom
+    try:
+        loom.ones(3).fliplr()
+    except RuntimeError as e:
+        frames = [f.filename for f in traceback.extract_tb(e.__traceback__)]
+        assert str(e).startswith("fliplr(): Input must be >= 2-d.")
+    else:
+        raise AssertionError("fliplr of a 1-d tensor must raise")
+    assert any(f.endswith("python/loom/_composites/shape.py") or f.endswith("loom/_composites/shape.py") for f in frames), frames

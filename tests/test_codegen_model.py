@@ -134,9 +134,10 @@ def _render_with(extra):
 
 def test_adding_a_composite_op_changes_no_c_source(rendered):
     new = _render_with("\n- func: twice(Tensor self) -> Tensor\n  variants: function, method\n"
-                       "  composite: |\n    return add(self, self)\n  test: {ref: '2 * self'}\n")
+                       "  composite: activations.mish\n  test: {ref: '2 * self'}\n")
     assert [n for n in rendered if n.endswith(".c") and rendered[n] != new[n]] == []
     assert "def twice(" in new["_ops.py"] and "def twice(" in new["__init__.pyi"]
+    assert "_composite_activations.mish(self)" in new["_ops.py"]
     compile(new["_ops.py"], "_ops.py", "exec")
 
 

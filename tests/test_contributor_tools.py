@@ -14,6 +14,7 @@ def _copy(tmp_path):
     for name in ("ops", "derivatives"):
         shutil.copytree(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "native", tmp_path / "native")
+    shutil.copytree(ROOT / "python/loom/_composites", tmp_path / "python/loom/_composites")
     return tmp_path
 
 

@@ -45,13 +45,22 @@ def kernel_file(root, name, kind):
     return path, text
 
 
+def composite_stub(root, name, family):
+    """(module, text to append): the composite's function, a placeholder that refuses to run."""
+    path = root / "python/loom/_composites" / f"{family}.py"
+    head = "" if path.exists() else (f'"""Composite ops of ops/{family}.yaml (see ops/README.md)."""\n'
+                                     "from .. import _ops  # noqa: F401  (the other ops, as _ops.NAME)\n")
+    return path, (head + f"\n\ndef {name}(self):\n"
+                  f"    raise NotImplementedError(\"{name}: write its body with other loom ops (_ops.NAME)\")\n")
+
+
 def ops_entry(name, kind):
     k = KINDS[kind]
     # a pointwise op gets every variant for free (as PyTorch's do); reductions and composites have no out=
     variants = "function, method, inplace, out" if k["kernel"] == "pointwise" else "function, method"
     lines = [f"\n- func: {k['sig'].format(n=name)}", f"  variants: {variants}"]
     if k["kernel"] == "composite":
-        lines += ["  composite: |", f"    raise NotImplementedError(\"{name}: write its body from other loom ops\")"]
+        lines.append("  composite: true")
     else:
         lines.append(f"  {k['kernel']}: {name}")
     lines += [f"  doc: TODO one line on what {name} computes.",
@@ -84,6 +93,14 @@ def main(argv=None):
             ap.error(f"'{name}' is already in ops/{f.name}")
     written = []
     path, text = kernel_file(root, name, args.kind)
+    if args.kind == "composite":
+        mod, stub = composite_stub(root, name, family)
+        if mod.exists() and re.search(rf"^def {re.escape(name)}\(", mod.read_text(), re.M):
+            ap.error(f"{mod} already defines {name}")
+        mod.parent.mkdir(parents=True, exist_ok=True)
+        with open(mod, "a") as f:
+            f.write(stub)
+        written.append(f"{mod.relative_to(root)}: the body of {name} (a function of the schema's arguments)")
     if path is not None:
         if path.exists():
             ap.error(f"{path} already exists")

@@ -1,0 +1,1 @@
+"""The bodies of the composite ops, one module per ops/ family (see ops/README.md)."""
