@@ -39,6 +39,32 @@ def test_every_collective_against_numpy(n):
 
 
 @needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_ddp_equals_one_process_and_the_sampler_splits_uneven_data(n):
+    p = mpirun(n, [os.path.join(HERE, "distributed_ddp_worker.py"), str(n)])
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert sum(line.endswith("ddp ok") for line in p.stdout.splitlines()) == n
+
+
+def test_distributed_sampler_matches_torchs_split():
+    from loom.utils.data.distributed import DistributedSampler
+    # PyTorch's padding: the first indices repeat so that every replica gets ceil(n / replicas)
+    parts = [list(DistributedSampler(range(7), num_replicas=3, rank=k, shuffle=False)) for k in range(3)]
+    assert parts == [[0, 3, 6], [1, 4, 0], [2, 5, 1]]
+    parts = [list(DistributedSampler(range(7), num_replicas=3, rank=k, shuffle=False, drop_last=True))
+             for k in range(3)]
+    assert parts == [[0, 3], [1, 4], [2, 5]]
+    a = DistributedSampler(range(10), num_replicas=2, rank=0, seed=5)
+    first = list(a)
+    assert first == list(DistributedSampler(range(10), num_replicas=2, rank=0, seed=5))
+    a.set_epoch(1)
+    assert sorted(first + list(DistributedSampler(range(10), num_replicas=2, rank=1, seed=5))) == list(range(10))
+    assert list(a) != first
+    with pytest.raises(ValueError, match="Invalid rank"):
+        DistributedSampler(range(4), num_replicas=2, rank=2)
+
+
+@needs_mpi
 def test_a_rank_that_raises_fails_the_job_instead_of_hanging(tmp_path):
     script = tmp_path / "dies.py"
     script.write_text(textwrap.dedent("""
