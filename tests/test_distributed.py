@@ -110,3 +110,22 @@ def test_nccl_backend_says_this_build_has_no_cuda():
     assert not dist.is_initialized()
     with pytest.raises(RuntimeError, match="init_process_group"):
         dist.get_rank()
+
+
+def test_launcher_command_adds_oversubscribe_and_passes_arguments_through():
+    from loom.distributed.run import command
+    cmd = command(["-n", "3", "--mpiexec", sys.executable, "train.py", "--epochs", "2"])
+    assert cmd[:3] == [sys.executable, "-n", "3"] and cmd[-3:] == ["train.py", "--epochs", "2"]
+    with pytest.raises(SystemExit):
+        command(["-n", "0", "x.py"])
+
+
+@needs_mpi
+def test_launcher_starts_the_ranks(tmp_path):
+    script = tmp_path / "hello.py"
+    script.write_text("import sys, loom.distributed as d\nd.init_process_group('mpi')\n"
+                      "print('hello', d.get_rank(), d.get_world_size(), sys.argv[1:])\n")
+    p = subprocess.run([sys.executable, "-m", "loom.distributed.run", "-n", "2", str(script), "a", "--b"],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stderr
+    assert sorted(p.stdout.split("\n")[:2]) == ["hello 0 2 ['a', '--b']", "hello 1 2 ['a', '--b']"]
