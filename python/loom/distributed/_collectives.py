@@ -5,6 +5,7 @@ import numpy as np
 
 from ._buffers import Buf
 from ._group import resolve
+from ._mpi import mpi
 from ._reduce_op import ReduceOp, finish_avg, mpi_op
 from ._work import Work, done
 
@@ -35,7 +36,6 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     mop = mpi_op(op, b.array, "all_reduce()")
     if not g.is_member():
         return done() if async_op else None
-    from ._mpi import mpi
     inplace = mpi().IN_PLACE
 
     def finish():
@@ -60,7 +60,6 @@ def reduce(tensor, dst=0, op=ReduceOp.SUM, group=None, async_op=False):
     mop = mpi_op(op, b.array, "reduce()")
     if not g.is_member():
         return done() if async_op else None
-    from ._mpi import mpi
     root = g.to_group_rank(dst, "reduce()")
     me = g.rank() == root
     send = mpi().IN_PLACE if me else b.array

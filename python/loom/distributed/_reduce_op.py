@@ -21,7 +21,19 @@ class ReduceOp(enum.Enum):
         return f"<ReduceOp.{self.name}>"
 
 
+_cache = {}
+
+
 def mpi_op(op, array, what):
+    key = (op, array.dtype.kind)
+    hit = _cache.get(key)
+    if hit is not None:
+        return hit
+    _cache[key] = found = _lookup(op, array, what)
+    return found
+
+
+def _lookup(op, array, what):
     if not isinstance(op, ReduceOp):
         raise TypeError(f"{what}: op must be a loom.distributed.ReduceOp (got {op!r})")
     MPI = mpi()
