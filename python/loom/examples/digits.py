@@ -1,6 +1,7 @@
 """Train an MLP and a small CNN on scikit-learn's bundled 8x8 digits.
 
     python -m loom.examples.digits [--model mlp|cnn|both] [--epochs N] [--batch-size B] [--lr LR] [--out DIR]
+    mpiexec -n 2 python -m loom.examples.digits --distributed     (data parallel: loom[distributed])
 
 Shows a progress bar (loss, samples/s), prints held-out accuracy, saves the
 weights with loom.save, reloads them into a fresh model and checks the
@@ -56,21 +57,36 @@ def accuracy(model, x, y, batch_size=512):
     return correct / len(y)
 
 
-def train(kind, data, epochs, batch_size, lr, seed=0, progress=True):
-    """Train one model; returns (model, history) with per-epoch loss and test accuracy."""
+def train(kind, data, epochs, batch_size, lr, seed=0, progress=True, distributed=False):
+    """Train one model; returns (model, history) with per-epoch loss and test accuracy.
+    distributed: one replica per MPI process (DistributedDataParallel), each on its share of
+    every global batch of batch_size (DistributedSampler); the returned model is the replica."""
     x_tr, y_tr, x_te, y_te = data
     loom.manual_seed(seed)
     model = make_model(kind)
-    opt = loom.optim.Adam(model.parameters(), lr=lr)
+    dataset = TensorDataset(loom.from_numpy(x_tr), loom.from_numpy(y_tr))
+    if distributed:
+        from loom import distributed as dist
+        from loom.nn.parallel import DistributedDataParallel
+        from loom.utils.data.distributed import DistributedSampler
+        world = dist.get_world_size()
+        net = DistributedDataParallel(model)
+        sampler = DistributedSampler(dataset, shuffle=True, seed=seed)
+        loader = DataLoader(dataset, batch_size=max(1, batch_size // world), sampler=sampler)
+    else:
+        net, sampler = model, None
+        loader = DataLoader(dataset, batch_size=batch_size, shuffle=True,
+                            generator=loom.Generator().manual_seed(seed))
+    opt = loom.optim.Adam(net.parameters(), lr=lr)
     sched = loom.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs)
-    loader = DataLoader(TensorDataset(loom.from_numpy(x_tr), loom.from_numpy(y_tr)), batch_size=batch_size,
-                        shuffle=True, generator=loom.Generator().manual_seed(seed))
     history = {"loss": [], "test_acc": []}
     bar = _progress(epochs * len(loader), f"{kind}", progress)
     for epoch in range(epochs):
+        if sampler is not None:
+            sampler.set_epoch(epoch)
         total, count, t0 = 0.0, 0, time.perf_counter()
         for xb, yb in loader:
-            loss = F.cross_entropy(model(xb), yb)
+            loss = F.cross_entropy(net(xb), yb)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -132,7 +148,16 @@ def main(argv=None):
     ap.add_argument("--out", default="digits-out", help="directory for weights and the plot")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ap.add_argument("--distributed", action="store_true",
+                    help="data parallel over the processes of `mpiexec -n N` (rank 0 prints and saves)")
     args = ap.parse_args(argv)
+    lead = True
+    if args.distributed:
+        from loom import distributed as dist
+        if not dist.is_initialized():
+            dist.init_process_group("mpi")
+        lead = dist.get_rank() == 0
+        args.no_progress = args.no_progress or not lead
     os.makedirs(args.out, exist_ok=True)
     data = load_digits(args.seed)
     kinds = ["mlp", "cnn"] if args.model == "both" else [args.model]
@@ -141,8 +166,12 @@ def main(argv=None):
         epochs = args.epochs or DEFAULTS[kind]["epochs"]
         lr = args.lr or DEFAULTS[kind]["lr"]
         t0 = time.perf_counter()
-        model, hist = train(kind, data, epochs, args.batch_size, lr, args.seed, not args.no_progress)
+        model, hist = train(kind, data, epochs, args.batch_size, lr, args.seed, not args.no_progress,
+                            args.distributed)
         seconds = time.perf_counter() - t0
+        histories[kind], results[kind] = hist, hist["test_acc"][-1]
+        if not lead:
+            continue
         acc = accuracy(model, data[2], data[3])
         path = os.path.join(args.out, f"digits_{kind}.loom")
         loom.save(model.state_dict(), path)
@@ -153,7 +182,9 @@ def main(argv=None):
             raise SystemExit(f"{kind}: accuracy after reload {reloaded:.4f} differs from {acc:.4f}")
         print(f"{kind}: test accuracy {100 * acc:.2f}% ({len(data[3])} held-out digits), trained in {seconds:.1f} s; "
               f"weights saved to {path}, reloaded accuracy {100 * reloaded:.2f}%")
-        histories[kind], results[kind] = hist, acc
+        results[kind] = acc
+    if not lead:
+        return results
     png = os.path.join(args.out, "digits_training.png")
     plot(histories, png)
     print(f"training curves written to {png}")

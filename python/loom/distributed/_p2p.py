@@ -1,0 +1,41 @@
+"""Point-to-point: send/recv (blocking) and isend/irecv (Work handles). Ranks are global."""
+from ._buffers import Buf
+from ._group import resolve
+from ._work import Work
+
+
+def _peer(g, rank, what):
+    if rank is None:
+        from ._mpi import mpi
+        return mpi().ANY_SOURCE
+    return g.to_group_rank(rank, what)
+
+
+def send(tensor, dst=None, group=None, tag=0, group_dst=None):
+    g = resolve(group)
+    b = Buf(tensor, "send()", False)
+    g.comm.Send(b.array, group_dst if group_dst is not None else _peer(g, dst, "send()"), tag)
+
+
+def recv(tensor, src=None, group=None, tag=0, group_src=None):
+    """Returns the sender's global rank (useful with src=None: any sender)."""
+    from ._mpi import mpi
+    g = resolve(group)
+    b = Buf(tensor, "recv()")
+    status = mpi().Status()
+    g.comm.Recv(b.array, group_src if group_src is not None else _peer(g, src, "recv()"), tag, status)
+    b.writeback()
+    return g.ranks[status.Get_source()]
+
+
+def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
+    g = resolve(group)
+    b = Buf(tensor, "isend()", False)
+    return Work([g.comm.Isend(b.array, group_dst if group_dst is not None else _peer(g, dst, "isend()"), tag)])
+
+
+def irecv(tensor, src=None, group=None, tag=0, group_src=None):
+    g = resolve(group)
+    b = Buf(tensor, "irecv()")
+    req = g.comm.Irecv(b.array, group_src if group_src is not None else _peer(g, src, "irecv()"), tag)
+    return Work([req], b.writeback)
