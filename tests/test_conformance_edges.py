@@ -1,0 +1,64 @@
+"""Edge cases where loom must give PyTorch's values: gradients at singular points, shape
+errors, and the call forms PyTorch code uses (issue 16). Each compares with torch."""
+import numpy as np
+import pytest
+
+import loom
+import loom.nn.functional as F
+
+torch = pytest.importorskip("torch")
+TF = torch.nn.functional
+
+
+def grads(fn_loom, fn_torch, *values, dtype="float32"):
+    """The gradients of sum(fn(*inputs)) for each input, loom's and torch's, as NumPy arrays."""
+    lx = [loom.tensor(np.asarray(v, dtype=dtype), requires_grad=True) for v in values]
+    tx = [torch.tensor(np.asarray(v, dtype=dtype), requires_grad=True) for v in values]
+    fn_loom(*lx).sum().backward()
+    fn_torch(*tx).sum().backward()
+    return [x.grad.numpy() for x in lx], [x.grad.numpy() for x in tx]
+
+
+def assert_grads(fn_loom, fn_torch, *values, rtol=1e-5, **kw):
+    got, want = grads(fn_loom, fn_torch, *values, **kw)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=0)
+
+
+def test_matmul_vector_vector_backward():
+    assert_grads(lambda a, b: a @ b, lambda a, b: a @ b, [1.0, 2.0, 3.0], [4.0, -5.0, 6.0])
+    a = loom.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (a @ a).backward()
+    np.testing.assert_allclose(a.grad.numpy(), [2.0, 4.0, 6.0])
+
+
+@pytest.mark.parametrize("x", [[[2.0, 0.0, 3.0]], [[2.0, 0.0, 0.0]], [[0.0, 5.0], [3.0, 4.0]],
+                               [[[1.0, 0.0], [2.0, 3.0]], [[0.0, 0.0], [4.0, -1.5]]]])
+@pytest.mark.parametrize("dim", [None, 0, -1, (0, -1)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_prod_backward_with_zeros(x, dim, keepdim):
+    if dim is None:
+        assert_grads(lambda t: t.prod(), lambda t: t.prod(), x)
+    elif isinstance(dim, tuple):   # torch's prod takes one dim: reduce them one after the other
+        assert_grads(lambda t: t.prod(list(dim), keepdim=keepdim),
+                     lambda t: t.prod(dim[1], keepdim=True).prod(dim[0], keepdim=keepdim), x)
+    else:
+        assert_grads(lambda t: t.prod(dim, keepdim=keepdim), lambda t: t.prod(dim, keepdim=keepdim), x)
+
+
+def test_prod_backward_values_from_the_issue():
+    x = loom.tensor([[2.0, 0.0, 3.0]], requires_grad=True)
+    x.prod(1).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0.0, 6.0, 0.0]])
+
+
+def test_pow_backward_at_zero():
+    base = [0.0, 0.0, 0.0, 2.0, -2.0, 0.0, 3.0]
+    expo = [0.0, 2.5, -1.0, 0.0, 2.0, 1.0, -0.5]
+    assert_grads(lambda a, b: loom.pow(a, b), lambda a, b: torch.pow(a, b), base, expo)
+    assert_grads(lambda a: a ** 0, lambda a: a ** 0, [0.0, 1.0])
+
+
+def test_atan2_backward_at_origin():
+    assert_grads(lambda a, b: loom.atan2(a, b), lambda a, b: torch.atan2(a, b),
+                 [0.0, 1e-30, -2.0, 1.0], [0.0, 0.0, 2.0, -3.0])
