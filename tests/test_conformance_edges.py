@@ -62,3 +62,38 @@ def test_pow_backward_at_zero():
 def test_atan2_backward_at_origin():
     assert_grads(lambda a, b: loom.atan2(a, b), lambda a, b: torch.atan2(a, b),
                  [0.0, 1e-30, -2.0, 1.0], [0.0, 0.0, 2.0, -3.0])
+
+
+KINKS = [-6.0, -3.0, -2.5, -1e-7, 0.0, 1e-7, 2.5, 3.0, 5.0, 6.0, 7.0]
+
+
+@pytest.mark.parametrize("name", ["relu6", "hardsigmoid", "hardswish"])
+def test_activation_gradients_at_kinks(name):
+    assert_grads(getattr(F, name), getattr(TF, name), KINKS, dtype="float64")
+
+
+@pytest.mark.parametrize("name", ["relu6", "hardsigmoid", "hardswish"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_activation_values_and_dtypes(name, dtype):
+    v = np.array(KINKS + [float("nan"), float("inf"), -float("inf")], dtype=dtype)
+    got = getattr(F, name)(loom.tensor(v))
+    want = getattr(TF, name)(torch.tensor(v)).numpy()
+    assert got.numpy().dtype == want.dtype
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, float("inf")])
+def test_normalize_zero_vector_gradient(p):
+    x = [[0.0, 0.0, 0.0], [1.0, -2.0, 0.5]]
+    assert_grads(lambda t: F.normalize(t, p=p, dim=1), lambda t: TF.normalize(t, p=p, dim=1), x,
+                 dtype="float64")
+
+
+def test_cosine_similarity_zero_vector_gradient():
+    a = [[0.0, 0.0, 0.0], [1.0, -2.0, 0.5], [1e-10, 0.0, 0.0]]
+    b = [[1.0, 1.0, 1.0], [0.0, 0.0, 0.0], [2.0, 1.0, 0.0]]
+    assert_grads(lambda s, t: F.cosine_similarity(s, t), lambda s, t: TF.cosine_similarity(s, t), a, b,
+                 dtype="float64")
+    got = F.cosine_similarity(loom.tensor(a, dtype=loom.float64), loom.tensor(b, dtype=loom.float64))
+    want = TF.cosine_similarity(torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
