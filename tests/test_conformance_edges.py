@@ -97,3 +97,35 @@ def test_cosine_similarity_zero_vector_gradient():
     got = F.cosine_similarity(loom.tensor(a, dtype=loom.float64), loom.tensor(b, dtype=loom.float64))
     want = TF.cosine_similarity(torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64))
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("values", [[3e38, -3e38, 0.0, 1.0], [1e-45, 0.0, 2e-45], [1.0, 2.0, 4.0],
+                                    [1e30, 1e30 * (1 + 2 ** -20), 1e30], [-3.0e38, 1.0]])
+def test_std_var_do_not_overflow(dtype, values):
+    a = np.array(values, dtype=dtype)
+    for name in ("std", "var"):
+        got = getattr(loom.tensor(a), name)().numpy()
+        want = getattr(torch.tensor(a), name)().numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert np.isfinite(loom.tensor(np.array([3e38, -3e38, 0, 1], dtype="float32")).std().item())
+
+
+def test_std_var_special_rows_and_gradient():
+    inf, nan = float("inf"), float("nan")
+    rows = [[1.0, inf, 2.0], [inf, inf, 1.0], [-inf, inf, 1.0], [nan, 1.0, 2.0], [5.0, 5.0, 5.0]]
+    for name in ("std", "var"):
+        for kw in ({"dim": 1}, {"dim": 1, "keepdim": True}, {}):
+            got = getattr(loom.tensor(rows, dtype=loom.float64), name)(**kw).numpy()
+            want = getattr(torch.tensor(rows, dtype=torch.float64), name)(**kw).numpy()
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+    # float64 near its max: PyTorch's float64 std overflows to inf, loom scales and gives the true value
+    np.testing.assert_allclose(loom.tensor([3e300, -3e300, 1.0], dtype=loom.float64).std().item(), 3e300, rtol=1e-12)
+    # the float32 gradient near the max is the true one (PyTorch's float32 gives 0 there: compare in float64)
+    x = [[3e38, -3e38, 0.0, 1.0], [1.0, 2.0, 3.0, 5.0]]
+    lx = loom.tensor(x, requires_grad=True)
+    lx.std(1).sum().backward()
+    tx = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    tx.std(1).sum().backward()
+    np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-30)
+    assert_grads(lambda t: t.var(0), lambda t: t.var(0), [[1.0, 2.0], [4.0, -1.0]], dtype="float64")
