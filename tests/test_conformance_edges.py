@@ -129,3 +129,42 @@ def test_std_var_special_rows_and_gradient():
     tx.std(1).sum().backward()
     np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-30)
     assert_grads(lambda t: t.var(0), lambda t: t.var(0), [[1.0, 2.0], [4.0, -1.0]], dtype="float64")
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, F_: F_.max_pool2d(m.ones(1, 1, 3, 3), 5), lambda m, F_: F_.avg_pool2d(m.ones(1, 1, 3, 3), 5),
+    lambda m, F_: F_.max_pool1d(m.ones(1, 1, 3), 5), lambda m, F_: F_.avg_pool1d(m.ones(1, 1, 3), 5),
+    lambda m, F_: F_.max_pool2d(m.ones(2, 4, 4), (2, 7), stride=1)])
+def test_pool_output_too_small(call):
+    with pytest.raises(RuntimeError):
+        call(torch, TF)
+    with pytest.raises(ValueError, match="Output size is too small"):
+        call(loom, F)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=5, ceil_mode=True), dict(kernel_size=4, padding=2),
+                                dict(kernel_size=3, stride=2, ceil_mode=True), dict(kernel_size=2, stride=2, padding=1)])
+def test_pool_output_shapes_near_the_edge(kw):
+    x = np.arange(9.0, dtype="float32").reshape(1, 1, 3, 3)
+    for name in ("max_pool2d", "avg_pool2d"):
+        np.testing.assert_allclose(getattr(F, name)(loom.tensor(x), **kw).numpy(),
+                                   getattr(TF, name)(torch.tensor(x), **kw).numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape,dim,keepdim", [((2, 0), 1, False), ((2, 0), [1], True), ((0, 3), 1, False),
+                                               ((2, 0, 3), [1, 2], False)])
+def test_logsumexp_empty_dim(shape, dim, keepdim):
+    for dtype in ("float32", "int64"):
+        got = loom.logsumexp(loom.tensor(np.ones(shape, dtype=dtype)), dim, keepdim)
+        want = torch.logsumexp(torch.tensor(np.ones(shape, dtype=dtype)), dim, keepdim)
+        assert tuple(got.shape) == tuple(want.shape)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("alpha,beta", [(1.5, 1), (2, 0.5), (-1.5, 2.7), (1, 0), (0.5, 0.5)])
+def test_addmm_integer_with_float_scalars(alpha, beta):
+    a = [[1, 2], [3, -4]]
+    got = loom.addmm(loom.tensor(a), loom.tensor(a), loom.tensor(a), alpha=alpha, beta=beta)
+    want = torch.addmm(torch.tensor(a), torch.tensor(a), torch.tensor(a), alpha=alpha, beta=beta)
+    assert got.dtype == loom.int64
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
