@@ -168,3 +168,65 @@ def test_addmm_integer_with_float_scalars(alpha, beta):
     want = torch.addmm(torch.tensor(a), torch.tensor(a), torch.tensor(a), alpha=alpha, beta=beta)
     assert got.dtype == loom.int64
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_tensor_call_forms_match_torch():
+    v = np.array([[1.0, -2.0, float("nan")], [3.0, -0.0, 4.5]], dtype="float32")
+    lx, tx = loom.tensor(v), torch.tensor(v)
+    assert lx.ndimension() == tx.ndimension() == 2
+    for name, args in [("absolute", ()), ("clip", (-1.0, 2.0)), ("expand_as", "other3"), ("view_as", "other6"),
+                       ("reshape_as", "other32"), ("type_as", "int")]:
+        shapes = {"other3": (4, 2, 3), "other6": (6,), "other32": (3, 2)}
+        if args == "int":
+            largs, targs = (loom.ones(1, dtype=loom.int64),), (torch.ones(1, dtype=torch.int64),)
+        elif isinstance(args, str):
+            largs, targs = (loom.ones(*shapes[args]),), (torch.ones(*shapes[args]),)
+        else:
+            largs = targs = args
+        got = getattr(lx, name)(*largs).numpy()
+        want = getattr(tx, name)(*targs).numpy()
+        assert got.dtype == want.dtype and got.shape == want.shape, name
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(loom.clip(lx, min=0).numpy(), torch.clip(tx, min=0).numpy())
+    np.testing.assert_array_equal(loom.absolute(lx).numpy(), torch.absolute(tx).numpy())
+    y = loom.tensor(v.copy())
+    y.clip_(max=1.0).absolute_()
+    np.testing.assert_array_equal(y.numpy(), torch.tensor(v).clip_(max=1.0).absolute_().numpy())
+
+
+@pytest.mark.parametrize("a,b", [([1, 2], [1, 2]), ([1, 2], [1, 3]), ([1, 2], [[1, 2]]), ([1.0, float("nan")], [1.0, float("nan")]),
+                                 ([1, 2], [1.0, 2.0])])
+def test_equal(a, b):
+    want = torch.equal(torch.tensor(a), torch.tensor(b))
+    assert loom.equal(loom.tensor(a), loom.tensor(b)) is want
+    assert loom.tensor(a).equal(loom.tensor(b)) is want
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_new_factories(dtype):
+    lx, tx = loom.tensor(np.ones(2, dtype=dtype)), torch.tensor(np.ones(2, dtype=dtype))
+    for name, args in [("new_zeros", (2, 3)), ("new_zeros", ((2, 3),)), ("new_ones", ((4,),)), ("new_full", ((2,), 7)),
+                       ("new_tensor", ([1.5, 2.0],)), ("new_empty", ((3, 1),))]:
+        got, want = getattr(lx, name)(*args), getattr(tx, name)(*args)
+        assert got.numpy().dtype == want.numpy().dtype and tuple(got.shape) == tuple(want.shape), name
+        if name != "new_empty":
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+    g = lx.new_zeros(2, dtype=loom.float64, requires_grad=True)
+    assert g.dtype == loom.float64 and g.requires_grad
+    src = loom.ones(2, requires_grad=True)
+    assert not lx.new_tensor(src).requires_grad
+
+
+def test_compile_returns_the_callable_and_warns_once():
+    import warnings
+    import loom._compile as c
+    c._warned = False
+    model = loom.nn.Linear(2, 3)
+    with pytest.warns(UserWarning, match="eagerly"):
+        assert loom.compile(model, mode="max-autotune", fullgraph=True) is model
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fn = lambda t: t * 2   # noqa: E731
+        assert loom.compile(fn) is fn
+        assert loom.compile(dynamic=True)(fn) is fn
+    assert "eagerly" in loom.compile.__doc__

@@ -3,16 +3,28 @@ a zero factor, pow at 0, atan2 at the origin): PyTorch's values there, not NaN."
 from .. import _ops as lm
 
 
+def _reduced(dim, ndim):
+    dims = list(range(ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    return sorted(d % ndim for d in dims) if dims else list(range(ndim))
+
+
+def _spread(t, shape, dims, keepdim):
+    """A reduction's result (or gradient) broadcast back over the reduced dims."""
+    if not keepdim:
+        for d in dims:
+            t = t.unsqueeze(d)
+    return t.expand(tuple(shape))
+
+
 def prod_backward(grad, self, result, dim, keepdim):
     """d prod / d x_i = the product of the others. Without zeros that is result / x_i; with
     zeros it is built from running products before and after i along the reduced elements."""
-    from .formulas import _dims, sum_backward
     if self.ndim == 0:
         return grad
-    g = sum_backward(grad, self.shape, dim, keepdim)
+    dims = _reduced(dim, self.ndim)
+    g = _spread(grad, self.shape, dims, keepdim)
     if not bool((self == 0).any()):
-        return g * sum_backward(result, self.shape, dim, keepdim) / self
-    dims = _dims(dim, self.ndim)
+        return g * _spread(result, self.shape, dims, keepdim) / self
     kept = [d for d in range(self.ndim) if d not in dims]
     order = kept + dims
     x = self.permute(order)
