@@ -13,8 +13,9 @@
 typedef struct { int64_t planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw; int ndim; } pgeom;
 
 static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
-    int64_t span = in + 2 * p - d * (k - 1) - 1;
-    int64_t o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+    int64_t span = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+    /* floor division (PyTorch's div_rtn): a kernel longer than the input gives no window, not one */
+    int64_t o = (span >= 0 ? span / s : -((-span + s - 1) / s)) + 1;
     if (ceil_mode && (o - 1) * s >= in + p) o--;   /* the last window must start inside the input or left padding */
     return o;
 }
@@ -45,8 +46,9 @@ static int window_geom(const lm_tensor *t, pgeom *G, const int64_t *ks, int64_t 
     G->OH = out_size(G->H, k[0], s[0], p[0], d[0], ceil_mode);
     G->OW = out_size(G->W, k[1], s[1], p[1], d[1], ceil_mode);
     if (G->OH < 1 || G->OW < 1)
-        return lm_set_error(LM_ERR_VALUE, "output size is too small (%lld x %lld) for input %lld x %lld",
-                            (long long)G->OH, (long long)G->OW, (long long)G->H, (long long)G->W);
+        return lm_set_error(LM_ERR_VALUE, "Given input size: (%lldx%lldx%lld). Calculated output size: (%lldx%lldx%lld). "
+                            "Output size is too small", (long long)t->shape[t->ndim - 3], (long long)G->H, (long long)G->W,
+                            (long long)t->shape[t->ndim - 3], (long long)G->OH, (long long)G->OW);
     return 0;
 }
 

@@ -22,6 +22,10 @@ from ._ops import *  # noqa: F401,F403  (every function declared in ops.yaml)
 from . import _ops
 from ._multi import *  # noqa: F401,F403  (split, chunk, unbind, meshgrid, ...: several results)
 from . import _indexing  # noqa: F401  (installs Tensor.__getitem__/__setitem__, built on the ops)
+from . import _tensor_extras  # noqa: E402  (expand_as, view_as, new_zeros, clip, equal, ...: Tensor methods)
+_tensor_extras.install()
+from ._tensor_extras import absolute, clip, equal  # noqa: E402,F401  (functions as well, as torch's)
+from ._compile import compile  # noqa: E402,F401
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from .autograd.api import install as _install_autograd

@@ -30,20 +30,38 @@ def dropout(input, p, train):
 
 def var(self, dim, correction, keepdim):
     c = 1 if correction is None else correction
-    xc = self - self.mean(dim, keepdim=True)
     dims = [dim] if isinstance(dim, int) else list(range(self.ndim)) if not dim else list(dim)
+    s = None
+    if self.ndim and self.numel():
+        # squares of values near the largest float overflow: work on self / 2^k, k = floor(log2(max |x|))
+        # (a power of two: exact, so other inputs give the same bits) and scale the result back
+        m = self.detach().abs().amax(dims, keepdim=True)   # also checks dim before self.shape[d] below
+        s = _ops.where(_ops.isfinite(m) & (m > 0), _ops.exp2(_ops.floor(_ops.log2(m))), 1.0)
+    xs = self if s is None else self / s
+    xc = xs - xs.mean(dim, keepdim=True)
     n = 1
     for d in dims:
         n *= self.shape[d] if self.ndim else 1
-    return (xc * xc).sum(dim, keepdim=keepdim) / _b.max(n - c, 0)
+    v = (xc * xc).sum(dim, keepdim=keepdim) / _b.max(n - c, 0)
+    if s is None:
+        return v
+    s = s.amax(dims, keepdim=keepdim)   # s * s can overflow where the variance does not
+    return v * s * s
 
 
 def std(self, dim, correction, keepdim):
+    s = 1.0
+    if self.ndim and self.numel():
+        # var of self / 2^k (exact), its root scaled back: no overflow where std fits but var does not
+        dims = [dim] if isinstance(dim, int) else list(range(self.ndim)) if not dim else list(dim)
+        m = self.detach().abs().amax(dims, keepdim=True)
+        s = _ops.where(_ops.isfinite(m) & (m > 0), _ops.exp2(_ops.floor(_ops.log2(m))), 1.0)
+        self, s = self / s, s.amax(dims, keepdim=keepdim)
     v = _ops.var(self, dim, correction=correction, keepdim=keepdim)
     # sqrt's gradient is infinite at 0: where the variance is 0 (a constant input), take the root
     # of 1 instead and drop it, so the gradient is 0 there (PyTorch's std_backward) and finite at any order
     nonzero = v != 0
-    return _ops.where(nonzero, _ops.where(nonzero, v, 1).sqrt(), 0)
+    return _ops.where(nonzero, _ops.where(nonzero, v, 1).sqrt(), 0) * s
 
 
 def cross_entropy(self, target, weight, reduction, ignore_index, label_smoothing):
@@ -116,15 +134,18 @@ def reduce_loss(self, reduction):
 
 
 def relu6(self):
-    return _ops.clamp(self, 0, 6)
+    # where, not clamp: the gradient is 0 at the kinks 0 and 6 (PyTorch's hardtanh), clamp's passes it
+    return _ops.where(self <= 0, 0.0, _ops.where(self >= 6, 6.0, self))
 
 
 def hardsigmoid(self):
-    return _ops.clamp(self / 6 + 0.5, 0, 1)
+    # where, not clamp: the gradient is 0 at the kinks -3 and 3, as PyTorch's
+    return _ops.where(self <= -3, 0.0, _ops.where(self >= 3, 1.0, self / 6 + 0.5))
 
 
 def hardswish(self):
-    return self * _ops.clamp(self / 6 + 0.5, 0, 1)
+    # PyTorch's gradient at the kinks: 0 at -3, 1 at 3
+    return _ops.where(self <= -3, self * 0.0, _ops.where(self >= 3, self, self * (self / 6 + 0.5)))   # -inf * 0: NaN as PyTorch
 
 
 def mish(self):
@@ -192,8 +213,12 @@ def kl_div(self, target, reduction, log_target):
 
 
 def cosine_similarity(x1, x2, dim, eps):
-    n1 = (x1 * x1).sum(dim, keepdim=True).sqrt().clamp(min=eps)
-    n2 = (x2 * x2).sum(dim, keepdim=True).sqrt().clamp(min=eps)
+    # PyTorch clamps the norms' values only (in place, without grad): the gradient still flows
+    # through each norm, which is 0 at a zero vector
+    n1 = _ops.linalg_vector_norm(x1, 2, [dim], True)
+    n2 = _ops.linalg_vector_norm(x2, 2, [dim], True)
+    n1 = n1 + (n1.clamp(min=eps) - n1).detach()
+    n2 = n2 + (n2.clamp(min=eps) - n2).detach()
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
@@ -216,15 +241,5 @@ def pairwise_distance(x1, x2, p, eps, keepdim):
 
 
 def normalize(self, p, dim, eps):
-    a = self.abs()
-    if p == 2:
-        n = (self * self).sum(dim, keepdim=True).sqrt()
-    elif p == 1:
-        n = a.sum(dim, keepdim=True)
-    elif p == float("inf"):
-        n = a.amax(dim, keepdim=True)
-    elif p == 0:
-        n = (self != 0).to(self.dtype).sum(dim, keepdim=True)
-    else:
-        n = (a ** p).sum(dim, keepdim=True) ** (1.0 / p)
-    return self / n.clamp(min=eps)
+    # linalg_vector_norm's gradient is 0 at a zero vector (PyTorch's norm_backward), not NaN
+    return self / _ops.linalg_vector_norm(self, p, [dim], True).clamp(min=eps)

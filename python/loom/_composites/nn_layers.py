@@ -65,6 +65,8 @@ def batch_norm(input, running_mean, running_var, weight, bias, training, momentu
 def logsumexp(self, dim, keepdim):
     if not self.dtype.is_floating_point:
         self = self * 1.0   # integers and bools promote to the default float
+    if self.numel() == 0:   # amax refuses an empty dim; the log of an empty sum is -inf, as PyTorch's
+        return self.exp().sum(dim, keepdim).log()
     m = self.detach().amax(dim, keepdim=True)
     m = _ops.where(_ops.isfinite(m), m, 0.0)
     r = (self - m).exp().sum(dim, keepdim=True).log() + m

@@ -167,6 +167,8 @@ def vdot(self, other):
 
 def addmm(self, mat1, mat2, beta, alpha):
     p = _ops.mm(mat1, mat2)
+    if not p.dtype.is_floating_point:   # PyTorch casts the scalars to an integer result's type
+        alpha, beta = _b.int(alpha), _b.int(beta)
     p = p if alpha == 1 else p * alpha
     # beta = 0 ignores self entirely (NaN in it does not propagate), as PyTorch's
     return p if beta == 0 else p + (self if beta == 1 else self * beta)
@@ -196,7 +198,9 @@ def linalg_vector_norm(self, ord, dim, keepdim, dtype):
         return a.amin(dim, keepdim)
     if ord == 0:
         return (x != 0).sum(dim, keepdim).to(x.dtype)
-    return _ops.pow(_ops.pow(a, ord).sum(dim, keepdim), 1.0 / ord)
+    s = _ops.pow(a, ord).sum(dim, keepdim)
+    nz = s != 0   # as ord 2: the root's infinite gradient at 0 is dropped
+    return _ops.where(nz, _ops.pow(_ops.where(nz, s, 1), 1.0 / ord), 0)
 
 
 def logit(self, eps):

@@ -3,6 +3,7 @@ results are differentiable again (double backward)."""
 from .. import _ops as lm
 from .._dtype import bool_ as _bool   # private names: _nodes star-imports this module
 from . import linalg_formulas
+from . import singular_formulas
 from .engine import sum_to as _sum_to
 from .grad_mode import grad_enabled as _grad_enabled
 
@@ -66,6 +67,8 @@ def selected_backward(grad, shape, dim, indices, keepdim):
 def matmul_backward(grad, self, other):
     """(d self, d other) for NumPy-style matmul, 1-D operands included."""
     a, b = self, other
+    if a.ndim == 1 and b.ndim == 1:    # a dot product: grad is 0-d, nothing to unsqueeze
+        return grad * b, grad * a
     if a.ndim == 1:
         a, grad = a.unsqueeze(0), grad.unsqueeze(-2)
     if b.ndim == 1:
@@ -138,10 +141,6 @@ def maximum_backward(grad, self, other):
     """Ties split the gradient in half, as PyTorch does."""
     wins = (self > other).to(grad.dtype) + (self == other).to(grad.dtype) * 0.5
     return grad * wins, grad * (1 - wins)
-
-
-def pow_exponent_backward(grad, self, result):
-    return lm.where(self > 0, grad * result * lm.log(lm.where(self > 0, self, 1.0)), 0.0)
 
 
 def zeros_like(grad):
@@ -353,3 +352,9 @@ def lstm_gates_grads(grad_hy, grad_cy, gates, cx, cy):
     dgates = lm.cat([dc * g * i * (1 - i), dc * cx * f * (1 - f), dc * i * (1 - g * g),
                      grad_hy * tc * o * (1 - o)], -1)
     return dgates, dc * f
+
+
+def singular_grad(name, *args):
+    """Formulas that meet a division by zero at some inputs (prod, pow, atan2), which live in
+    singular_formulas.py (the generator finds helpers in this file only)."""
+    return getattr(singular_formulas, name + "_backward")(*args)

@@ -2,11 +2,11 @@
 from ._buffers import Buf
 from ._group import resolve
 from ._work import Work
+from ._mpi import mpi
 
 
 def _peer(g, rank, what):
     if rank is None:
-        from ._mpi import mpi
         return mpi().ANY_SOURCE
     return g.to_group_rank(rank, what)
 
@@ -19,7 +19,6 @@ def send(tensor, dst=None, group=None, tag=0, group_dst=None):
 
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
     """Returns the sender's global rank (useful with src=None: any sender)."""
-    from ._mpi import mpi
     g = resolve(group)
     b = Buf(tensor, "recv()")
     status = mpi().Status()

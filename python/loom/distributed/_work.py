@@ -1,6 +1,8 @@
 """Work handles for async_op=True: an MPI request plus what must run once it completes
 (writing a staged buffer back, dividing for AVG)."""
 
+from ._mpi import mpi
+
 
 class Work:
     def __init__(self, requests=(), finish=None, result=None):
@@ -17,14 +19,12 @@ class Work:
 
     def wait(self, timeout=None):
         if not self._done:
-            from ._mpi import mpi
             mpi().Request.Waitall(self._requests)
             self._complete()
         return True
 
     def is_completed(self):
         if not self._done:
-            from ._mpi import mpi
             if self._requests and not mpi().Request.Testall(self._requests):
                 return False
             self._complete()

@@ -17,6 +17,9 @@ import loom
 from loom import nn
 from loom.nn import functional as F
 from loom.utils.data import DataLoader, TensorDataset
+from loom import distributed as dist
+from loom.nn.parallel import DistributedDataParallel
+from loom.utils.data.distributed import DistributedSampler
 
 DEFAULTS = {"mlp": dict(epochs=40, lr=1e-3), "cnn": dict(epochs=30, lr=2e-3)}
 
@@ -66,9 +69,6 @@ def train(kind, data, epochs, batch_size, lr, seed=0, progress=True, distributed
     model = make_model(kind)
     dataset = TensorDataset(loom.from_numpy(x_tr), loom.from_numpy(y_tr))
     if distributed:
-        from loom import distributed as dist
-        from loom.nn.parallel import DistributedDataParallel
-        from loom.utils.data.distributed import DistributedSampler
         world = dist.get_world_size()
         net = DistributedDataParallel(model)
         sampler = DistributedSampler(dataset, shuffle=True, seed=seed)
@@ -153,7 +153,6 @@ def main(argv=None):
     args = ap.parse_args(argv)
     lead = True
     if args.distributed:
-        from loom import distributed as dist
         if not dist.is_initialized():
             dist.init_process_group("mpi")
         lead = dist.get_rank() == 0

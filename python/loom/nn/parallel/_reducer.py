@@ -9,7 +9,9 @@ bucket; the hook of the last parameter of the iteration waits for all buckets, w
 averages into every other `.grad`, and returns its own average as the gradient to store."""
 import numpy as np
 
-import loom
+from ..._numpy import from_numpy
+from ..._tensor import Tensor
+from ...autograd.grad_mode import is_grad_enabled
 
 from ...distributed import _group
 from ...distributed._mpi import mpi
@@ -56,7 +58,7 @@ class Reducer:
                 "indicates that your module has parameters that were not used in producing loss (parameter indices "
                 f"{unready[:10]}). Pass find_unused_parameters=True to DistributedDataParallel, or make sure all "
                 "outputs of forward take part in the loss.")
-        self.armed = self.sync and loom.is_grad_enabled() and bool(self.params)
+        self.armed = self.sync and is_grad_enabled() and bool(self.params)
         if not self.armed:
             return
         self.ready, self.remaining, self.next_launch, self.started = {}, len(self.params), 0, False
@@ -107,7 +109,7 @@ class Reducer:
         for b in self.buckets:
             b.flat /= n
             for j, p in enumerate(b.params):
-                avg = loom.from_numpy(b.flat[b.offsets[j]:b.offsets[j] + p.numel()].reshape(tuple(p.shape)).copy())
+                avg = from_numpy(b.flat[b.offsets[j]:b.offsets[j] + p.numel()].reshape(tuple(p.shape)).copy())
                 if p is last:
                     mine = avg
                 else:
@@ -142,7 +144,7 @@ def _reachable_leaves(outputs):
 
 
 def _tensors(x):
-    if isinstance(x, loom.Tensor):
+    if isinstance(x, Tensor):
         yield x
     elif isinstance(x, (list, tuple)):
         for y in x:

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from ... import distributed as dist
 from ..._generator import Generator
 from .sampler import Sampler
 
@@ -13,7 +14,6 @@ __all__ = ["DistributedSampler"]
 class DistributedSampler(Sampler):
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
         if num_replicas is None or rank is None:
-            from ... import distributed as dist
             if not dist.is_initialized():
                 raise RuntimeError("DistributedSampler: give num_replicas and rank, or call "
                                    "loom.distributed.init_process_group first")

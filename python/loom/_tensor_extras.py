@@ -1,0 +1,84 @@
+"""Tensor methods PyTorch code calls that are one-liners over the ops: the shape or dtype of
+another tensor (expand_as, view_as, reshape_as), aliases (ndimension, absolute, clip), equal,
+and the new_* factories, which default to the tensor's own dtype and device. install() puts
+them on Tensor, as _indexing puts its dunders."""
+from ._numpy import tensor
+from ._ops import abs, abs_, clamp, clamp_, empty, full, ones, zeros
+from ._tensor import Tensor
+
+
+def ndimension(self):
+    return self.ndim
+
+
+def absolute(self):
+    return abs(self)
+
+
+def absolute_(self):
+    return abs_(self)
+
+
+def clip(self, min=None, max=None):
+    return clamp(self, min, max)
+
+
+def clip_(self, min=None, max=None):
+    return clamp_(self, min, max)
+
+
+def equal(self, other):
+    """True when self and other have the same shape and elements (NaN equals nothing), as torch.equal."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"equal(): argument 'other' must be a Tensor, not {type(other).__name__}")
+    return tuple(self.shape) == tuple(other.shape) and bool((self == other).all())
+
+
+def expand_as(self, other):
+    return self.expand(tuple(other.shape))
+
+
+def view_as(self, other):
+    return self.view(tuple(other.shape))
+
+
+def reshape_as(self, other):
+    return self.reshape(tuple(other.shape))
+
+
+def _like(self, dtype, device):
+    return dict(dtype=self.dtype if dtype is None else dtype, device=self.device if device is None else device)
+
+
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    return zeros(*size, **_like(self, dtype, device), requires_grad=requires_grad)
+
+
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    return ones(*size, **_like(self, dtype, device), requires_grad=requires_grad)
+
+
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    return empty(*size, **_like(self, dtype, device), requires_grad=requires_grad)
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return full(size, fill_value, **_like(self, dtype, device), requires_grad=requires_grad)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """A new tensor holding a copy of data (detached when data is a tensor), in self's dtype by default."""
+    if isinstance(data, Tensor):
+        data = data.detach().numpy()
+    return tensor(data, **_like(self, dtype, device), requires_grad=requires_grad)
+
+
+METHODS = (ndimension, absolute, absolute_, clip, clip_, equal, expand_as, view_as, reshape_as,
+           new_zeros, new_ones, new_empty, new_full, new_tensor)
+
+
+def install():
+    """Put the methods on Tensor, leaving any the generated ops already define."""
+    for fn in METHODS:
+        if not hasattr(Tensor, fn.__name__):
+            setattr(Tensor, fn.__name__, fn)
