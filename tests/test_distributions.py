@@ -2,7 +2,7 @@
 their gradients from the same parameters; samples checked statistically with fixed seeds."""
 import numpy as np
 import pytest
-import torch
+torch = pytest.importorskip("torch", reason="PyTorch is not installed: these tests compare with it")
 
 import loom
 from loom import distributions as D

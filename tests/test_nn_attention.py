@@ -2,7 +2,7 @@
 the same weights in, the same outputs and gradients out."""
 import numpy as np
 import pytest
-import torch
+torch = pytest.importorskip("torch", reason="PyTorch is not installed: these tests compare with it")
 
 import loom
 from twin import as_pair, close, compare_grads, load_from_torch
