@@ -11,13 +11,14 @@ import jinja2
 
 from . import agen, cgen, pygen, pyops, yamlload
 from .dtypes import CATEGORIES, PATH as DTYPES_PATH, TABLE
+from .model import PYTHON_MODULES
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 C_OUTPUTS = (["dtype.h", "loom_ops.h", "cdef.h"] + [f"ops_shard{i}.h" for i in range(cgen.NSHARDS)]
              + [f"ops_shard{i}.c" for i in range(cgen.NSHARDS)])
-PY_OUTPUTS = ["_ops.py", "_nodes.py", "__init__.pyi", "_dtype_table.py"]
+PY_OUTPUTS = ["_ops.py", "_nodes.py", "__init__.pyi", "_dtype_table.py", "_namespaces.py"]
 # loom._C: the core (tensors, errors, allocator) and every op's C code; its cffi
 # module changes only with native/core/loom.h. loom._C_opsN: each op's
 # Python-callable entry, a call through its shard's table (cgen.ffi_module).
@@ -100,9 +101,19 @@ def render(model, native, derivs=()):
     diff = {d.op.cname for d in derivs if d.formulas}
     files["_ops.py"] = env.get_template("ops.py.j2").render(ops=ops, c=cgen, ag=agen, diff=diff, **pctx)
     files["_nodes.py"] = env.get_template("nodes.py.j2").render(derivs=derivs, ag=agen)
+    files["_namespaces.py"] = env.get_template("namespaces.py.j2").render(namespaces=namespaces(model))
     files["__init__.pyi"] = env.get_template("loom.pyi.j2").render(
         ops=ops, dtype_names=[n for d in TABLE.dtypes for n in (d.name, *d.aliases)], **pctx)
     return files
+
+
+def namespaces(model):
+    """[(module, [(name, function in _ops)])] from the ops' python_module keys, in module order."""
+    out = {m: {} for m in PYTHON_MODULES}
+    for op in model.ops:
+        for module, alias in op.python_module:
+            out[module].setdefault(alias, op.name)
+    return [(m, sorted(names.items())) for m, names in out.items()]
 
 
 def shard_ops(ops):

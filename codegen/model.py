@@ -19,7 +19,9 @@ VARIANTS = ("function", "method", "inplace", "out")
 PROMOTE = ("default", "float", "bool_out", "scalars")
 REDUCE_RULES = ("sum", "keep", "bool", "float")
 TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "skip", "nondeterministic", "layouts")
-KEYS = ("func", "variants", "doc", "dtypes", "index_args", "promote", "reduce", "mean", "operators", "test") + KINDS
+KEYS = ("func", "variants", "doc", "dtypes", "index_args", "promote", "reduce", "mean", "operators", "test",
+        "python_module") + KINDS
+PYTHON_MODULES = ("linalg", "fft", "special", "nn.functional")   # the namespaces python_module: places ops in
 CTX_TYPES = ("Scalar", "float", "int", "bool")
 
 
@@ -40,6 +42,7 @@ class Op:
     index_args: tuple = ()   # Tensor args holding int64/uint8 positions (class targets): exempt from dtypes
     check: bool = False      # the pointwise header defines LM_PW_<kernel>_CHECK, run before the loop
     file: str = "ops.yaml"   # the declaring file, as errors name it (ops/pointwise.yaml)
+    python_module: tuple = ()   # ((module, name), ...): also loom.MODULE.NAME (loom.special.erfcx, ...)
 
     @property
     def name(self):
@@ -201,6 +204,26 @@ class _Kernels:
                 f"'serves: {served[0]}'); narrow 'dtypes' or extend the kernel")
 
 
+def _python_module(value, name, err):
+    """`python_module: special` (the op's name, less a `special_`-style prefix), `special.NAME`,
+    or a list of them: the namespaces that also offer the op's function."""
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list):
+        err(f"'python_module' is one of {', '.join(PYTHON_MODULES)} (optionally .NAME), or a list of them")
+    out = []
+    for v in values:
+        v = str(v)
+        module = next((m for m in sorted(PYTHON_MODULES, key=len, reverse=True) if v == m or v.startswith(m + ".")), None)
+        if module is None:
+            err(f"unknown python_module '{v}'{did_you_mean(v.split('.')[0], PYTHON_MODULES)}; known: "
+                f"{', '.join(PYTHON_MODULES)}")
+        alias = v[len(module) + 1:] or name.removeprefix(module.split(".")[-1] + "_")
+        if not re.match(r"^[a-z_][a-z0-9_]*$", alias):
+            err(f"'{alias}' is not a Python name")
+        out.append((module, alias))
+    return tuple(out)
+
+
 def _check_kind(op, err):
     s = op.schema
     if op.kind in ("pointwise", "reduction") and (len(s.returns) != 1 or op.mutating):
@@ -315,14 +338,20 @@ def parse_op(entry, path, kernels):
         err("'index_args' is for hand-written kernels (kernel: NAME)", "index_args")
     op = Op(schema, kind, kernel.strip(), variants, dtypes,
             doc.strip(), line, promote, reduce, mean, tuple(operators), dict(test), tuple(index_args),
-            kind == "pointwise" and kernel.strip() in kernels.checked, path)
+            kind == "pointwise" and kernel.strip() in kernels.checked, path,
+            _python_module(entry.get("python_module", []), schema.name, lambda m: err(m, "python_module")))
     _check_kind(op, err)
     _check_variants(op, err)
     return op
 
 
 def _check_model(ops):
-    seen, cnames, dunders = {}, {}, {}
+    seen, cnames, dunders, placed = {}, {}, {}, {}
+    for op in ops:
+        for module, alias in op.python_module:
+            where = placed.setdefault((module, alias), (op.name, f"{op.file}:{op.line}"))
+            if where[0] != op.name:
+                raise SpecError(op.file, op.line, f"loom.{module}.{alias} is already {where[0]} ({where[1]})")
     names = {o.name for o in ops}
     for op in ops:
         full = op.schema.full_name

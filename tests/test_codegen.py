@@ -232,3 +232,27 @@ def test_an_error_inside_a_composite_keeps_its_frames():
     else:
         raise AssertionError("fliplr of a 1-d tensor must raise")
     assert any(f.endswith("python/loom/_composites/shape.py") or f.endswith("loom/_composites/shape.py") for f in frames), frames
+
+
+# ---- python_module: places an op's function in loom.special (and linalg, fft, nn.functional)
+
+def test_python_module_errors_name_the_line(tmp_path):
+    path = tmp_path / "ops.yaml"
+    path.write_text("- func: neg(Tensor self) -> Tensor\n  pointwise: neg\n  python_module: specal\n")
+    with pytest.raises(SpecError, match=r"^ops.yaml:3: unknown python_module 'specal' \(did you mean 'special'\?\)"):
+        model.load(path, ROOT / "native")
+    path.write_text("- func: neg(Tensor self) -> Tensor\n  pointwise: neg\n  python_module: special.x\n"
+                    "- func: exp(Tensor self) -> Tensor\n  pointwise: exp\n  python_module: special.x\n")
+    with pytest.raises(SpecError, match=r"^ops.yaml:4: loom.special.x is already neg \(ops.yaml:1\)"):
+        model.load(path, ROOT / "native")
+
+
+def test_python_module_places_the_function():
+    import loom
+    import loom.special
+    m = model.load(ROOT / "ops", ROOT / "native")
+    placed = {alias: op.name for op in m.ops for module, alias in op.python_module if module == "special"}
+    assert set(loom.special.__all__) == set(placed)
+    for alias, name in placed.items():
+        assert getattr(loom.special, alias) is getattr(loom, name), alias
+    assert placed["erfcx"] == "special_erfcx" and placed["gammaln"] == "lgamma" and placed["psi"] == "digamma"
