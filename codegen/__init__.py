@@ -1,1 +1,1 @@
-"""loom's code generator: ops.yaml + derivatives.yaml -> C, cffi, Python, stubs."""
+"""loom's code generator: ops/ + derivatives/ + dtypes.yaml -> C, cffi, Python, stubs."""

@@ -117,7 +117,7 @@ def namespaces(model):
 
 
 def shard_ops(ops):
-    """The ops of each dispatch shard, in ops.yaml order."""
+    """The ops of each dispatch shard, in declaration order."""
     shards = [[] for _ in range(cgen.NSHARDS)]
     for op in ops:
         if op.kind != "composite":

@@ -1,4 +1,4 @@
-"""Errors that point at a line of a YAML file, so a build fails with `ops.yaml:12: ...`."""
+"""Errors that point at a line of a YAML file, so a build fails with `ops/pointwise.yaml:12: ...`."""
 import difflib
 
 

@@ -1,4 +1,4 @@
-"""The op model: ops.yaml parsed into frozen dataclasses, validated on load.
+"""The op model: ops/*.yaml parsed into frozen dataclasses, validated on load.
 
 Templates read only this model; nothing downstream looks at YAML."""
 import ast

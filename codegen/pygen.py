@@ -168,7 +168,7 @@ def fname(op, suffix="", overloaded=frozenset()):
 
 
 def docstring(op, inplace=False):
-    text = op.doc or f"{op.name} (see ops.yaml)."
+    text = op.doc or f"{op.name} (see ops/)."
     if inplace:
         text = f"In-place version of {op.name}(). " + text
     text = text.replace("\\", "\\\\").replace('"""', "'''")

@@ -18,7 +18,7 @@ from ._tensor import Tensor, Size
 from ._numpy import tensor, as_tensor, from_numpy, from_dlpack, is_tensor
 from ._promotion import result_type, promote_types, can_cast
 from ._errors import LoomValueError, LoomTypeError, LoomIndexError, LoomZeroDivisionError, LoomOverflowError
-from ._ops import *  # noqa: F401,F403  (every function declared in ops.yaml)
+from ._ops import *  # noqa: F401,F403  (every function declared in ops/)
 from . import _ops
 from ._multi import *  # noqa: F401,F403  (split, chunk, unbind, meshgrid, ...: several results)
 from . import _indexing  # noqa: F401  (installs Tensor.__getitem__/__setitem__, built on the ops)

@@ -6,7 +6,7 @@ from loom._C import lib
 
 
 def main():
-    print(f"loom {loom.__version__}: {len(loom._ops.__all__)} operators from ops.yaml, "
+    print(f"loom {loom.__version__}: {len(loom._ops.__all__)} operators from ops/, "
           f"{lib.lm_get_num_threads()} threads")
     a = loom.arange(6, dtype=loom.float32).reshape(2, 3)
     b = loom.from_numpy(np.ones((3,), dtype=np.float32))

@@ -1,4 +1,4 @@
-"""Dim-argument checks shared by composite ops (ops.yaml bodies and _multi.py),
+"""Dim-argument checks shared by composite ops (_composites/ and _multi.py),
 raising what the C kernels raise for the same mistakes."""
 from ._errors import LoomIndexError
 

@@ -1,5 +1,5 @@
 """Shape functions that return several tensors (or one or several, as atleast_1d):
-an ops.yaml schema returns a fixed number of Tensors, so these are written here,
+an ops/ schema returns a fixed number of Tensors, so these are written here,
 over the generated ops, and differentiate through them. Pieces are views where
 PyTorch's are (split, chunk, unbind, broadcast_tensors, meshgrid)."""
 from collections.abc import Sequence
