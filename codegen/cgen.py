@@ -63,9 +63,9 @@ def kernel_return(op):
     return "int" if op.returns_tuple or op.mutating else "lm_tensor *"
 
 
-def kernel_decl(op):
+def kernel_decl(op, device="cpu"):
     ps = kernel_params(op) + (["lm_tensor **out"] if op.returns_tuple else [])
-    return f"{kernel_return(op)} lm_cpu_{op.kernel}({', '.join(ps) or 'void'})"
+    return f"{kernel_return(op)} lm_{device}_{op.kernel}({', '.join(ps) or 'void'})"
 
 
 @dataclass(frozen=True)
@@ -138,11 +138,13 @@ def loop_unpack(op):
 
 
 def kernel_call(op, mode, scalar_input=-1):
-    """The kernel macro applied to one element. mode: contiguous inputs x0[i]..,
+    """The kernel macro applied to one element. mode: values x0.. (CUDA), contiguous inputs x0[i]..,
     strided through d[]/s[], or one broadcast scalar input `v` (scalar_input)."""
     def element(k):
         if k == scalar_input:
             return "v"
+        if mode == "value":   # the CUDA functors: one element per parameter x0, x1, ..
+            return f"x{k}"
         if mode == "contiguous":
             return f"x{k}[i]" if scalar_input < 0 else "x[i]"
         return f"*(const T *)(d[{k + 1}] + i * s[{k + 1}])"
@@ -191,3 +193,31 @@ def scalar_fields(op):
     """The ctx fields holding Scalars: the driver checks each fits the compute dtype, and with
     promote: scalars they take part in promotion."""
     return [a.name for a in op.ctx_args if a.type.base == "Scalar"]
+
+
+# The CUDA kernels go into fewer, larger files than the C dispatch (nvcc's
+# fixed cost per file is high): one per group of dispatch shards.
+NCUDA = 16
+
+
+def cuda_shard(op):
+    return shard(op) % NCUDA
+
+
+def dtype_row(op, prefix):
+    """An initializer row over every dtype in table order (C++ has no designated array
+    initializers): PREFIX<dtype> where the op lists the dtype, else nullptr."""
+    return ", ".join(prefix + d.name if d.name in op.dtypes else "nullptr" for d in TABLE.dtypes)
+
+
+def fallback_call_args(op):
+    """The CPU kernel's arguments in a host fallback: host copies of the Tensors, the CPU as device."""
+    out = []
+    for a in op.schema.args:
+        if a.type.base == "Tensor":
+            out.append(f"h_{a.name}, {a.name}_len" if a.type.is_list else f"h_{a.name}")
+        elif a.type.base == "Device":
+            out.append("LM_CPU")
+        else:
+            out.append(types.row(a.type).args(a.name))
+    return out

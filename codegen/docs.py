@@ -74,7 +74,10 @@ def _kernel(op):
              "reduction": f"reduction, `native/kernels/reduce/{op.kernel}.h`, result dtype `{op.reduce}`"
                           + (", mean" if op.mean else ""),
              "kernel": f"hand-written, `lm_cpu_{op.kernel}` in `native/cpu/`"}
-    return where[op.kind]
+    cuda = {"generated": "CUDA: generated from the same body", "shared": "CUDA: the same kernel",
+            "own": f"CUDA: `lm_cuda_{op.kernel}`", "fallback": "CUDA: host fallback (CPU kernel on copies)",
+            "composite": "CUDA: through its parts", "": "CUDA: none yet"}[op.cuda]
+    return f"{where[op.kind]}; {cuda}"
 
 
 def _autograd(op, d):

@@ -18,13 +18,15 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 C_OUTPUTS = (["dtype.h", "loom_ops.h", "cdef.h"] + [f"ops_shard{i}.h" for i in range(cgen.NSHARDS)]
              + [f"ops_shard{i}.c" for i in range(cgen.NSHARDS)])
+# the CUDA library's kernels (built only where nvcc is found: meson.build)
+CUDA_OUTPUTS = [f"cuda_shard{i}.cu" for i in range(cgen.NCUDA)] + ["cuda_tables.cu"]
 PY_OUTPUTS = ["_ops.py", "_nodes.py", "__init__.pyi", "_dtype_table.py", "_namespaces.py"]
 # loom._C: the core (tensors, errors, allocator) and every op's C code; its cffi
 # module changes only with native/core/loom.h. loom._C_opsN: each op's
 # Python-callable entry, a call through its shard's table (cgen.ffi_module).
 FFI_OUTPUT = "_C.c"
 FFI_OP_OUTPUTS = [f"_C_ops{j}.c" for j in range(cgen.NFFI)]
-OUTPUTS = C_OUTPUTS + PY_OUTPUTS + [FFI_OUTPUT] + FFI_OP_OUTPUTS
+OUTPUTS = C_OUTPUTS + CUDA_OUTPUTS + PY_OUTPUTS + [FFI_OUTPUT] + FFI_OP_OUTPUTS
 
 
 def dtype_enum():
@@ -97,6 +99,15 @@ def render(model, native, derivs=()):
                           for op in mine if op.kind in ("pointwise", "reduction")})
         files[f"ops_shard{i}.h"] = env.get_template("ops_shard.h.j2").render(index=i, ops=mine, c=cgen)
         files[f"ops_shard{i}.c"] = env.get_template("shard.c.j2").render(index=i, ops=mine, headers=headers, c=cgen)
+    cuda = [[] for _ in range(cgen.NCUDA)]
+    for op in ops:
+        if op.kind in ("pointwise", "reduction"):
+            cuda[cgen.cuda_shard(op)].append(op)
+    for i, mine in enumerate(cuda):
+        headers = sorted({f"kernels/{'pointwise' if op.kind == 'pointwise' else 'reduce'}/{op.kernel}.h" for op in mine})
+        files[f"cuda_shard{i}.cu"] = env.get_template("cuda_shard.cu.j2").render(index=i, ops=mine, headers=headers,
+                                                                               c=cgen)
+    files["cuda_tables.cu"] = env.get_template("cuda_tables.cu.j2").render(n=cgen.NCUDA)
     pctx = _python_context(model)
     diff = {d.op.cname for d in derivs if d.formulas}
     files["_ops.py"] = env.get_template("ops.py.j2").render(ops=ops, c=cgen, ag=agen, diff=diff, **pctx)
@@ -212,6 +223,6 @@ def inputs(native, ops_path, derivs_path):
     # composites are checked against their functions' parameters
     deps += sorted((native.parent / "python/loom/_composites").glob("*.py"))
     deps += sorted(Path(__file__).resolve().parent.glob("*.py")) + sorted(TEMPLATES.glob("*.j2"))
-    deps += sorted((native / "kernels").glob("*/*.h")) + sorted(native.glob("cpu/*.c"))
+    deps += sorted((native / "kernels").glob("*/*.h")) + sorted(native.glob("cpu/*.c")) + sorted(native.glob("cuda/host_*.c"))
     from .derivatives import _FORMULAS   # helper names are read from it
     return deps + [_FORMULAS]

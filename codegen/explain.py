@@ -25,6 +25,7 @@ def explain(model, derivs, name, native):
         out.append(f"  Python: {', '.join(py)}")
         if op.kind == "composite":
             out.append("  composite: no C entry; autograd goes through its parts")
+            out.append(f"  cuda: {CUDA_COVERAGE[op.cuda](op, cgen)}")
         else:
             out.append(f"  C entries: {'; '.join(d for d, _ in cgen.entry_decls(op))}")
             out.append(f"  dispatch: cpu x {{{', '.join(d for d in DTYPES if d in op.dtypes)}}}"
@@ -33,6 +34,7 @@ def explain(model, derivs, name, native):
                      "reduction": f"native/kernels/reduce/{op.kernel}.h (LM_RED_{op.kernel}_*)",
                      "kernel": f"{cgen.kernel_decl(op)} in {_defined_in(native, op.kernel)}"}[op.kind]
             out.append(f"  kernel: {where}")
+            out.append(f"  cuda: {CUDA_COVERAGE[op.cuda](op, cgen)}")
             if op.kind == "pointwise":
                 out.append(f"  promotion: {op.promote}")
                 if op.check:
@@ -56,6 +58,16 @@ def explain(model, derivs, name, native):
                  "test_errors / test_errors_generated", "test_ops_variants" if op.kind != "composite" else None]
         out.append(f"  tests: {', '.join(t for t in tests if t)}")
     return "\n".join(out)
+
+
+CUDA_COVERAGE = {
+    "generated": lambda op, c: f"generated from the same body, every listed dtype (cuda_shard{c.cuda_shard(op)}.cu)",
+    "shared": lambda op, c: f"lm_cpu_{op.kernel} serves it too (its `devices: cpu, cuda` note)",
+    "own": lambda op, c: f"lm_cuda_{op.kernel} (native/cuda/host_*.c)",
+    "fallback": lambda op, c: f"host fallback: lm_cpu_{op.kernel} on host copies, results moved back (slow)",
+    "composite": lambda op, c: "through its parts (a composite)",
+    "": lambda op, c: "none: CUDA tensors get NotImplementedError (its results are views)",
+}
 
 
 def _defined_in(native, kernel):

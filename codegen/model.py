@@ -19,7 +19,7 @@ VARIANTS = ("function", "method", "inplace", "out")
 PROMOTE = ("default", "float", "bool_out", "scalars")
 REDUCE_RULES = ("sum", "keep", "bool", "float")
 TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "skip", "nondeterministic", "layouts")
-KEYS = ("func", "variants", "doc", "dtypes", "index_args", "promote", "reduce", "mean", "operators", "test",
+KEYS = ("func", "variants", "doc", "dtypes", "index_args", "cross_device", "promote", "reduce", "mean", "operators", "test",
         "python_module") + KINDS
 PYTHON_MODULES = ("linalg", "fft", "special", "nn.functional")   # the namespaces python_module: places ops in
 CTX_TYPES = ("Scalar", "float", "int", "bool")
@@ -43,6 +43,12 @@ class Op:
     check: bool = False      # the pointwise header defines LM_PW_<kernel>_CHECK, run before the loop
     file: str = "ops.yaml"   # the declaring file, as errors name it (ops/pointwise.yaml)
     python_module: tuple = ()   # ((module, name), ...): also loom.MODULE.NAME (loom.special.erfcx, ...)
+    # the op's CUDA kernel: "generated" (pointwise, reductions), "shared" (the lm_cpu_ kernel's note says
+    # `devices: cpu, cuda`: it touches memory only through device-neutral calls), "own" (lm_cuda_KERNEL in
+    # native/cuda/host_*.c), "fallback" (none yet: the CPU kernel runs on host copies and the results move
+    # back), "composite" (its parts'), "" (none: CUDA tensors get NotImplementedError)
+    cuda: str = ""
+    cross_device: bool = False   # its Tensors may be on different devices (copy_); others must share one
 
     @property
     def name(self):
@@ -111,6 +117,7 @@ def _dtypes(value, err):
 
 
 _SERVES = re.compile(r"serves:\s*([a-z_0-9]+)")
+_DEVICES = re.compile(r"devices:\s*([a-z]+(?:\s*,\s*[a-z]+)*)")
 
 
 class _Kernels:
@@ -128,6 +135,8 @@ class _Kernels:
         self.reduce = {p.stem for p in (self.native / "kernels/reduce").glob("*.h")}
         self.custom = set()
         self.serves = {}   # (kind, name) -> (dtype set name, file)
+        self.shared = set()   # lm_cpu_ kernels that serve CUDA too (a `devices: cpu, cuda` note)
+        self.cuda_own = set()   # lm_cuda_NAME in native/cuda/host_*.c
         self.checked = set()
         for kind, folder in (("pointwise", "kernels/pointwise"), ("reduction", "kernels/reduce")):
             for p in sorted((self.native / folder).glob("*.h")):
@@ -146,6 +155,25 @@ class _Kernels:
                     note = _SERVES.search(above[above.rfind("/*"):])
                     if note:
                         self.serves[("kernel", m.group(1))] = (note.group(1), f"cpu/{p.name}")
+                    devices = _DEVICES.search(above[above.rfind("/*"):])
+                    if devices and "cuda" in [d.strip() for d in devices.group(1).split(",")]:
+                        self.shared.add(m.group(1))
+        for p in sorted(self.native.glob("cuda/host_*.c")):
+            self.cuda_own.update(re.findall(r"^\S.*?\blm_cuda_([a-z0-9_]+)\s*\(", p.read_text(), re.M))
+
+    def cuda(self, kind, name, schema):
+        if kind in ("pointwise", "reduction"):
+            return "generated"
+        if kind == "composite":
+            return "composite"
+        if name in self.cuda_own:
+            return "own"
+        if name in self.shared:
+            return "shared"
+        # the CPU kernel on host copies: only where no result aliases an input (a view
+        # of a host copy would not be a view of the CUDA tensor)
+        views = any(r.type.alias and not r.type.mutable for r in schema.returns)
+        return "" if views else "fallback"
 
     def composite(self, value, schema, family, err):
         """`composite: true` names the function loom._composites.FAMILY.NAME (NAME: the op's C name);
@@ -336,10 +364,14 @@ def parse_op(entry, path, kernels):
             "index_args")
     if index_args and kind != "kernel":
         err("'index_args' is for hand-written kernels (kernel: NAME)", "index_args")
+    cross_device = entry.get("cross_device", False)
+    if not isinstance(cross_device, bool) or (cross_device and kind != "kernel"):
+        err("'cross_device' is a boolean for hand-written kernels (kernel: NAME)", "cross_device")
     op = Op(schema, kind, kernel.strip(), variants, dtypes,
             doc.strip(), line, promote, reduce, mean, tuple(operators), dict(test), tuple(index_args),
             kind == "pointwise" and kernel.strip() in kernels.checked, path,
-            _python_module(entry.get("python_module", []), schema.name, lambda m: err(m, "python_module")))
+            _python_module(entry.get("python_module", []), schema.name, lambda m: err(m, "python_module")),
+            kernels.cuda(kind, kernel.strip(), schema), cross_device)
     _check_kind(op, err)
     _check_variants(op, err)
     return op

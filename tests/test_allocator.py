@@ -6,10 +6,11 @@ import loom
 from loom import _C
 
 
+@pytest.mark.skipif(loom.cuda.is_available(), reason="a CUDA GPU is present")
 def test_cuda_without_backend_is_a_clear_error():
     for make in (lambda: loom.zeros(2, device="cuda"), lambda: loom.empty(3, 4, device="cuda:0"),
                  lambda: loom.arange(3, device="cuda"), lambda: loom.full((2,), 1.5, device="cuda")):
-        with pytest.raises(RuntimeError, match="loom was not compiled with CUDA enabled"):
+        with pytest.raises(RuntimeError, match="not compiled with CUDA enabled|No CUDA GPUs are available"):
             make()
 
 

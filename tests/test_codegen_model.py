@@ -142,16 +142,17 @@ def test_adding_a_composite_op_changes_no_c_source(rendered):
 
 
 def test_adding_a_pointwise_op_changes_one_shard(rendered):
-    """What a new pointwise op makes the compiler redo: its dispatch shard and
-    one small cffi module; not loom._C's cffi module, not loom_ops.h (which every
-    hand-written kernel includes)."""
+    """What a new pointwise op makes the compiler redo: its dispatch shard, one
+    small cffi module and one CUDA shard; not loom._C's cffi module, not
+    loom_ops.h (which every hand-written kernel includes)."""
     new = _render_with("\n- func: neg_again(Tensor self) -> Tensor\n  variants: function, out\n"
                        "  pointwise: neg\n  dtypes: numeric\n  test: {ref: '-self'}\n")
     changed = sorted(n for n in rendered if rendered[n] != new[n] and not n.endswith((".py", ".pyi")))
     shard = [n for n in changed if n.startswith("ops_shard") and n.endswith(".c")]
     assert len(shard) == 1, changed
     k = int(shard[0][len("ops_shard"):-2])
-    assert changed == sorted([f"ops_shard{k}.c", f"ops_shard{k}.h", f"_C_ops{k % cgen.NFFI}.c"]), changed
+    assert changed == sorted([f"ops_shard{k}.c", f"ops_shard{k}.h", f"_C_ops{k % cgen.NFFI}.c",
+                              f"cuda_shard{k % cgen.NCUDA}.cu"]), changed
     assert "lm_op_neg_again" in new[f"ops_shard{k}.c"] and "lm_op_neg_again" in new[f"_C_ops{k % cgen.NFFI}.c"]
 
 

@@ -104,9 +104,9 @@ def test_a_new_dtype_compiles(with_int16):
     if cc is None:
         pytest.skip("no C compiler on PATH")
     srcs = sorted((root / "native/core").glob("*.c")) + sorted((root / "native/cpu").glob("*.c"))
-    srcs += sorted(out.glob("ops_shard*.c"))
+    srcs += sorted((root / "native/cuda").glob("host_*.c")) + sorted(out.glob("ops_shard*.c"))
     inc = ["-I", str(out), "-I", str(root / "native/core"), "-I", str(root / "native"), "-I", str(root / "native/cpu"),
-           "-I", sysconfig.get_paths()["include"]]
+           "-I", str(root / "native/cuda"), "-I", sysconfig.get_paths()["include"]]
     r = subprocess.run([cc, "-std=gnu11", "-fsyntax-only", "-fopenmp", "-Werror=implicit-function-declaration",
                         *inc, *map(str, srcs)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-4000:]

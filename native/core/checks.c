@@ -21,6 +21,8 @@ static const lm_loop_fn zero_scans[LM_NUM_DTYPES] = {LM_FOR_EACH_INTEGRAL(ZERO_S
  * divides nothing, and otherwise broadcasting uses every divisor element. */
 int lm_check_divisor(int compute, lm_tensor *dividend, lm_tensor *divisor) {
     if (!lm_is_integral(compute, false) || !lm_numel(dividend) || !lm_numel(divisor)) return 0;
+    /* as PyTorch, only the CPU checks (the device kernels give 0 rather than trap) */
+    if (divisor->device != LM_CPU) return 0;
     lm_tensor *d = lm_cast(divisor, compute);
     if (!d) return -1;
     lm_iter it;

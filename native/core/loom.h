@@ -64,7 +64,7 @@ void lm_release(lm_tensor *t);
 /* construction and inspection */
 lm_tensor *lm_empty_strided(int ndim, const int64_t *shape, const int64_t *strides, int dtype, int device);
 lm_tensor *lm_from_blob(void *data, int ndim, const int64_t *shape, const int64_t *strides,
-                        int dtype, void (*deleter)(void *), void *ctx);
+                        int dtype, int device, void (*deleter)(void *), void *ctx);   /* borrowed memory */
 lm_tensor *lm_scalar_tensor(lm_scalar value, int dtype, bool wrapped);
 lm_tensor *lm_wrapped_scalar(double d, int64_t i, int kind);   /* a Python number as a weak 0-d tensor */
 lm_tensor *lm_as_strided(lm_tensor *t, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset);
@@ -76,6 +76,7 @@ int lm_item(lm_tensor *t, lm_scalar *out);
 int lm_result_type(lm_tensor **ts, int n);
 bool lm_can_cast(int from, int to);
 void lm_bump_version(lm_tensor *t);
+lm_tensor *lm_move_to(lm_tensor *t, int device);   /* t on `device` (a copy, or t itself); takes t's reference */
 
 /* runtime settings */
 void lm_manual_seed(uint64_t seed);
@@ -86,6 +87,17 @@ int64_t lm_get_parallel_threshold(void);
 void lm_allocator_trim(void);
 int64_t lm_allocator_cached_bytes(void);
 void lm_install_gil_hooks(void);   /* defined by the cffi module */
+
+/* CUDA (native/cuda/host_runtime.c): the CUDA library is loaded on first use */
+int lm_cuda_load(const char *path);
+int lm_cuda_device_count(void);
+int lm_cuda_synchronize(void);
+void lm_cuda_memory_stats(int64_t *out);   /* allocated, peak allocated, reserved */
+void lm_cuda_reset_peak(void);
+int lm_cuda_empty_cache(void);
+int lm_cuda_blas_open(const char *path);
+void lm_cuda_set_allow_tf32(int on);
+void lm_cuda_manual_seed(uint64_t seed);
 /* cdef-end */
 
 #define LM_FLAG_WRAPPED_NUMBER 1   /* a Python scalar: weak in type promotion */
@@ -108,7 +120,10 @@ lm_tensor *lm_empty_like(const lm_tensor *t, int dtype);
 lm_tensor *lm_view(lm_tensor *base, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset);
 lm_tensor *lm_contiguous(lm_tensor *t);           /* new reference; `t` itself if already contiguous */
 lm_tensor *lm_cast(lm_tensor *t, int dtype);      /* new reference; `t` itself if already that dtype */
-int lm_copy_into(lm_tensor *dst, lm_tensor *src); /* broadcast + cast src into dst */
+int lm_copy_into(lm_tensor *dst, lm_tensor *src); /* broadcast + cast src into dst, across devices too */
+int lm_copy_across(lm_tensor *dst, lm_tensor *src);   /* the same between host and device (native/cuda/host_runtime.c) */
+lm_tensor *lm_to_host(lm_tensor *t);              /* new reference: t itself on the CPU, else a host copy */
+int lm_device_mismatch(int a, int b);             /* -1 with PyTorch's "Expected all tensors to be on the same device" */
 int lm_check_writable(const lm_tensor *t);         /* RuntimeError if elements share memory (expand) */
 int lm_resize_empty(lm_tensor *out, int ndim, const int64_t *shape);   /* out= with no elements takes a shape */
 void lm_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);

@@ -26,6 +26,8 @@ typedef struct {
      * before anything is written (divisors, exponents, alpha), and before the
      * compute dtype is looked up in loops; NULL when it has none */
     int (*check)(lm_tensor **ins, int compute, const void *ctx);
+    const char *key;      /* the op's C name: what another device's kernel table is keyed by */
+    size_t ctx_size;      /* bytes of the ctx struct (a device copies it to its kernels) */
 } lm_pointwise_spec;
 
 /* out == NULL: allocate. Otherwise write into out (in-place when out is an
@@ -52,6 +54,7 @@ typedef struct {
     lm_loop_fn loops[LM_NUM_DEVICES][LM_NUM_DTYPES];   /* op 0: accumulator (stride 0 = reduce into one) */
     lm_fill_fn identity[LM_NUM_DTYPES];   /* the CPU runner's: fill with the identity */
     lm_loop_fn rows[LM_NUM_DTYPES];       /* the CPU runner's: contiguous rows into a contiguous accumulator */
+    const char *key;                      /* the op's C name: what another device's kernel table is keyed by */
 } lm_reduce_spec;
 
 /* dims == NULL or ndims < 0: reduce over all dims. dtype < 0: by rule. */

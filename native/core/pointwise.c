@@ -24,12 +24,8 @@ static int result_dtype(const lm_pointwise_spec *spec, lm_tensor **ins, lm_point
     p->compute = r;
     p->outdt = spec->promote == LM_PROMOTE_BOOL_OUT ? LM_BOOL : r;
     if (spec->check && spec->check(ins, r, ctx)) return -1;   /* its message is the more precise one */
-    if (!spec->loops[p->device][r]) {
-        if (!spec->loops[LM_CPU][r] || p->device == LM_CPU)
-            return lm_set_error(LM_ERR_TYPE, "not implemented for dtype %s", lm_dtype_name(r));
-        return lm_set_error(LM_ERR_NOTIMPL, "no %s kernel for %s tensors", lm_device_name(p->device),
-                            lm_dtype_name(r));
-    }
+    /* the dtypes the op lists; another device's runner reports a kernel it lacks */
+    if (!spec->loops[LM_CPU][r]) return lm_set_error(LM_ERR_TYPE, "not implemented for dtype %s", lm_dtype_name(r));
     return 0;
 }
 
@@ -79,8 +75,14 @@ static int plan_out(lm_pointwise_plan *p, lm_tensor *out) {
 int lm_pointwise_plan_make(const lm_pointwise_spec *spec, lm_tensor **ins, lm_tensor *out, const void *ctx,
                            lm_pointwise_plan *p) {
     int n = spec->ninputs;
-    p->device = ins[0]->device;
-    for (int k = 1; k < n; k++)
+    /* the device of the first operand that is not a number (a Python number or a 0-d CPU
+     * tensor goes with any device, as in PyTorch) */
+    int first = 0;
+    while (first < n - 1 && (ins[first]->flags & LM_FLAG_WRAPPED_NUMBER || !ins[first]->ndim) &&
+           ins[first]->device == LM_CPU)
+        first++;
+    p->device = ins[first]->device;
+    for (int k = 0; k < n; k++)
         if (ins[k]->device != p->device && !(ins[k]->flags & LM_FLAG_WRAPPED_NUMBER) && ins[k]->ndim)
             return lm_set_error(LM_ERR_RUNTIME, "Expected all tensors to be on the same device, but found at "
                                 "least two devices, %s and %s!", lm_device_name(p->device),

@@ -24,7 +24,7 @@ int lm_reduce_plan_make(const lm_reduce_spec *spec, lm_tensor *self, const int64
     if (!lm_runners(p->device)) return -1;
     p->acc = acc_dtype(spec, self, dtype);
     if (p->acc < 0) return -1;
-    if (!spec->loops[p->device][p->acc])
+    if (!spec->loops[LM_CPU][p->acc])   /* the dtypes the op lists (each device's runner finds its own kernel) */
         return lm_set_error(LM_ERR_TYPE, "not implemented for dtype %s", lm_dtype_name(p->acc));
     memset(p->red, 0, sizeof p->red);
     if (!dims || ndims <= 0) {   /* None, or [] as in PyTorch: every dim */

@@ -211,7 +211,7 @@ lm_tensor *lm_as_strided(lm_tensor *t, int ndim, const int64_t *shape, const int
 }
 
 lm_tensor *lm_from_blob(void *data, int ndim, const int64_t *shape, const int64_t *strides,
-                        int dtype, void (*deleter)(void *), void *ctx) {
+                        int dtype, int device, void (*deleter)(void *), void *ctx) {
     if (lm_check_shape(ndim, shape)) return NULL;
     if (dtype < 0 || dtype >= LM_NUM_DTYPES) { lm_set_error(LM_ERR_TYPE, "invalid dtype"); return NULL; }
     lm_storage *s = calloc(1, sizeof *s);
@@ -224,7 +224,7 @@ lm_tensor *lm_from_blob(void *data, int ndim, const int64_t *shape, const int64_
     s->data = data;
     s->nbytes = (size_t)extent * lm_itemsize(dtype);
     s->refcount = 1;
-    s->device = LM_CPU;
+    s->device = device;
     s->deleter = deleter;
     s->ctx = ctx;
     lm_tensor *t = new_header(s, ndim, shape, strides, 0, dtype);
@@ -249,6 +249,12 @@ int lm_item(lm_tensor *t, lm_scalar *out) {
     if (lm_numel(t) != 1) {
         return lm_set_error(LM_ERR_RUNTIME, "a Tensor with %lld elements cannot be converted to Scalar",
                             (long long)lm_numel(t));
+    }
+    if (t->device != LM_CPU) {   /* one element down to the host */
+        lm_tensor *h = lm_empty(t->ndim, t->shape, t->dtype, LM_CPU);
+        int err = !h || lm_copy_into(h, t) || lm_item(h, out);
+        lm_release(h);
+        return err ? -1 : 0;
     }
     char *p = lm_bytes(t);
     out->d = 0; out->i = 0;

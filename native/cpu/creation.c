@@ -6,12 +6,20 @@
 static int default_dtype(lm_scalar v) { return v.kind == 2 ? LM_FLOAT32 : v.kind == 1 ? LM_INT64 : LM_BOOL; }
 static int dev(int device) { return device < 0 ? LM_CPU : device; }
 
+/* devices: cpu, cuda (elsewhere one element is broadcast by the device's copy) */
 lm_tensor *lm_cpu_full(const int64_t *size, int64_t size_len, lm_scalar fill_value, int dtype, int device) {
     if (lm_check_shape((int)size_len, size)) return NULL;
     if (dtype < 0) dtype = default_dtype(fill_value);
     if (lm_check_scalar_fits(fill_value, dtype)) return NULL;
     lm_tensor *t = lm_empty((int)size_len, size, dtype, dev(device));
     if (!t) return NULL;
+    if (t->device != LM_CPU) {
+        lm_tensor *v = lm_scalar_tensor(fill_value, dtype, false);
+        int err = !v || lm_copy_into(t, v);
+        lm_release(v);
+        if (err) { lm_release(t); return NULL; }
+        return t;
+    }
     int64_t n = lm_numel(t);
     char *p = lm_bytes(t);
     LM_DISPATCH(dtype, T, ,
@@ -20,7 +28,8 @@ lm_tensor *lm_cpu_full(const int64_t *size, int64_t size_len, lm_scalar fill_val
     return t;
 }
 
-lm_tensor *lm_cpu_arange(lm_scalar start, lm_scalar end, lm_scalar step, int dtype, int device) {
+/* made on the CPU (lm_cpu_ below moves it) */
+static lm_tensor *host_arange(lm_scalar start, lm_scalar end, lm_scalar step, int dtype) {
     bool all_int = start.kind < 2 && end.kind < 2 && step.kind < 2;
     if (dtype < 0) dtype = all_int ? LM_INT64 : LM_FLOAT32;
     double s = lm_scalar_f64(start), e = lm_scalar_f64(end), st = lm_scalar_f64(step);
@@ -35,7 +44,7 @@ lm_tensor *lm_cpu_arange(lm_scalar start, lm_scalar end, lm_scalar step, int dty
                          : ceil((e - s) / st);
     if (len > 1e15) { lm_set_error(LM_ERR_VALUE, "arange() would have too many elements"); return NULL; }
     int64_t n = (int64_t)len;
-    lm_tensor *t = lm_empty(1, &n, dtype, dev(device));
+    lm_tensor *t = lm_empty(1, &n, dtype, LM_CPU);
     if (!t) return NULL;
     char *p = lm_bytes(t);
     if (all_int && !lm_is_floating(dtype)) {
@@ -47,10 +56,11 @@ lm_tensor *lm_cpu_arange(lm_scalar start, lm_scalar end, lm_scalar step, int dty
     return t;
 }
 
-lm_tensor *lm_cpu_linspace(lm_scalar start, lm_scalar end, int64_t steps, int dtype, int device) {
+/* made on the CPU (lm_cpu_ below moves it) */
+static lm_tensor *host_linspace(lm_scalar start, lm_scalar end, int64_t steps, int dtype) {
     if (steps < 0) { lm_set_error(LM_ERR_VALUE, "number of steps must be non-negative"); return NULL; }
     if (dtype < 0) dtype = LM_FLOAT32;
-    lm_tensor *t = lm_empty(1, &steps, dtype, dev(device));
+    lm_tensor *t = lm_empty(1, &steps, dtype, LM_CPU);
     if (!t) return NULL;
     double s = lm_scalar_f64(start), e = lm_scalar_f64(end), step = steps > 1 ? (e - s) / (double)(steps - 1) : 0;
     char *p = lm_bytes(t);
@@ -61,7 +71,8 @@ lm_tensor *lm_cpu_linspace(lm_scalar start, lm_scalar end, int64_t steps, int dt
     return t;
 }
 
-lm_tensor *lm_cpu_eye(int64_t n, int64_t m, int dtype, int device) {
+/* made on the CPU (lm_cpu_ below moves it) */
+static lm_tensor *host_eye(int64_t n, int64_t m, int dtype) {
     if (m == INT64_MIN) m = n;
     if (n < 0 || m < 0) {
         lm_set_error(LM_ERR_VALUE, "n and m must be greater or equal to 0, got %lld and %lld", (long long)n, (long long)m);
@@ -69,10 +80,25 @@ lm_tensor *lm_cpu_eye(int64_t n, int64_t m, int dtype, int device) {
     }
     int64_t size[2] = {n, m};
     lm_scalar zero = {0, 0, 1};
-    lm_tensor *t = lm_cpu_full(size, 2, zero, dtype < 0 ? LM_FLOAT32 : dtype, device);
+    lm_tensor *t = lm_cpu_full(size, 2, zero, dtype < 0 ? LM_FLOAT32 : dtype, LM_CPU);
     if (!t) return NULL;
     char *p = lm_bytes(t);
     int64_t k = n < m ? n : m;
     LM_DISPATCH(t->dtype, T, , for (int64_t i = 0; i < k; i++) ((T *)p)[i * m + i] = (T)1;)
     return t;
+}
+
+/* devices: cpu, cuda */
+lm_tensor *lm_cpu_arange(lm_scalar start, lm_scalar end, lm_scalar step, int dtype, int device) {
+    return lm_move_to(host_arange(start, end, step, dtype), device);
+}
+
+/* devices: cpu, cuda */
+lm_tensor *lm_cpu_linspace(lm_scalar start, lm_scalar end, int64_t steps, int dtype, int device) {
+    return lm_move_to(host_linspace(start, end, steps, dtype), device);
+}
+
+/* devices: cpu, cuda */
+lm_tensor *lm_cpu_eye(int64_t n, int64_t m, int dtype, int device) {
+    return lm_move_to(host_eye(n, m, dtype), device);
 }

@@ -9,6 +9,20 @@ typedef struct { const char *p; int64_t rs, cs; } lm_mat;   /* strides in elemen
  * Float types whose layouts gemm can read go to BLAS; the rest to a plain loop. */
 void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc, bool accumulate);
 
+/* The same on CUDA memory (cuBLAS, native/cuda/host_matmul.c), `batch` products whose
+ * operands and results lie stride_a/_b/_c elements apart (0: shared). 0, or -1 with the
+ * error set. Operand strides must fit cuBLAS (one unit stride per matrix). */
+int lm_cuda_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc,
+                 bool accumulate, int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c);
+
+/* lm_gemm on the memory of `device`: 0, or -1 with the error set */
+static inline int lm_gemm_on(int device, int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c,
+                             int64_t ldc, bool accumulate) {
+    if (device == LM_CUDA) return lm_cuda_gemm(dtype, M, N, K, a, b, c, ldc, accumulate, 1, 0, 0, 0);
+    lm_gemm(dtype, M, N, K, a, b, c, ldc, accumulate);
+    return 0;
+}
+
 /* Every gemm runs on its calling thread until lm_gemm_serial_end(token): for
  * kernels that split their work over OpenMP threads themselves, as OpenBLAS's
  * own threads would then compete with them for the same cores. */

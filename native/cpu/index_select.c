@@ -3,6 +3,7 @@
 #include "index_util.h"
 #include "loom_ops.h"
 #include "ops_support.h"   /* LM_SCALAR_AS */
+#include "cuda_host.h"
 
 /* A 1-D (or 0-d) index as a contiguous int64 tensor, each value checked against size. */
 static lm_tensor *checked_index(lm_tensor *index, int d, int64_t size, bool allow_int32) {
@@ -13,15 +14,19 @@ static lm_tensor *checked_index(lm_tensor *index, int d, int64_t size, bool allo
     lm_tensor *l = lm_index_as_long(index, "index", allow_int32);
     lm_tensor *c = l ? lm_contiguous(l) : NULL;
     lm_release(l);
-    if (!c) return NULL;
-    const int64_t *ip = (const int64_t *)lm_bytes(c);
-    for (int64_t i = 0, n = lm_numel(c); i < n; i++)
-        if (ip[i] < 0 || ip[i] >= size) { lm_index_bound_error(ip[i], d, size); lm_release(c); return NULL; }
+    lm_tensor *h = c ? lm_to_host(c) : NULL;   /* a device index is checked on a host copy */
+    if (!h) { lm_release(c); return NULL; }
+    const int64_t *ip = (const int64_t *)lm_bytes(h);
+    for (int64_t i = 0, n = lm_numel(h); i < n; i++)
+        if (ip[i] < 0 || ip[i] >= size) { lm_index_bound_error(ip[i], d, size); lm_release(c); lm_release(h); return NULL; }
+    lm_release(h);
     return c;
 }
 
-/* out[..., j, ...] = self[..., idx[j], ...] along d, out contiguous. */
-static lm_tensor *select(lm_tensor *self, int d, const int64_t *idx, int64_t n, int out_ndim) {
+/* out[..., j, ...] = self[..., idx[j], ...] along d, out contiguous; idx_t holds idx (checked) */
+static lm_tensor *select(lm_tensor *self, int d, lm_tensor *idx_t, int out_ndim) {
+    const int64_t *idx = (const int64_t *)lm_bytes(idx_t);
+    int64_t n = lm_numel(idx_t);
     lm_nd S;
     lm_as_nd(self, &S);
     int64_t shape[LM_MAX_DIMS];
@@ -29,6 +34,10 @@ static lm_tensor *select(lm_tensor *self, int d, const int64_t *idx, int64_t n, 
     shape[d] = n;
     lm_tensor *out = lm_empty(out_ndim, shape, self->dtype, self->device);
     if (!out) return NULL;
+    if (self->device == LM_CUDA) {
+        if (lm_cuda_index_rows_run(self, self->ndim ? d : 0, idx_t, out)) { lm_release(out); return NULL; }
+        return out;
+    }
     int64_t outer = 1, inner = 1;
     for (int k = 0; k < d; k++) outer *= S.shape[k];
     for (int k = d + 1; k < S.nd; k++) inner *= S.shape[k];
@@ -51,6 +60,7 @@ static lm_tensor *select(lm_tensor *self, int d, const int64_t *idx, int64_t n, 
     return out;
 }
 
+/* devices: cpu, cuda */
 lm_tensor *lm_cpu_index_select(lm_tensor *self, int64_t dim, lm_tensor *index) {
     int d;
     if (lm_wrap_dim(dim, self->ndim, &d)) return NULL;
@@ -63,7 +73,7 @@ lm_tensor *lm_cpu_index_select(lm_tensor *self, int64_t dim, lm_tensor *index) {
         lm_release(idx);
         return NULL;
     }
-    lm_tensor *out = select(self, d, (const int64_t *)lm_bytes(idx), lm_numel(idx), self->ndim);
+    lm_tensor *out = select(self, d, idx, self->ndim);
     lm_release(idx);
     return out;
 }
@@ -116,6 +126,7 @@ done:
     return out;
 }
 
+/* devices: cpu, cuda */
 lm_tensor *lm_cpu_embedding(lm_tensor *weight, lm_tensor *indices, int64_t padding_idx, bool scale_grad_by_freq) {
     (void)padding_idx, (void)scale_grad_by_freq;   /* only the backward uses them */
     if (weight->ndim != 2) {
@@ -129,16 +140,19 @@ lm_tensor *lm_cpu_embedding(lm_tensor *weight, lm_tensor *indices, int64_t paddi
     lm_tensor *l = lm_index_as_long(indices, "indices", true);
     lm_tensor *c = l ? lm_contiguous(l) : NULL;
     lm_release(l);
-    if (!c) return NULL;
-    int64_t n = lm_numel(c), rows = weight->shape[0];
-    const int64_t *ip = (const int64_t *)lm_bytes(c);
+    lm_tensor *h = c ? lm_to_host(c) : NULL;   /* device indices are checked on a host copy */
+    if (!h) { lm_release(c); return NULL; }
+    int64_t n = lm_numel(h), rows = weight->shape[0];
+    const int64_t *ip = (const int64_t *)lm_bytes(h);
     for (int64_t i = 0; i < n; i++)
         if (ip[i] < 0 || ip[i] >= rows) {
             lm_set_error(LM_ERR_INDEX, "index %lld is out of range for an embedding of %lld rows", (long long)ip[i], (long long)rows);
             lm_release(c);
+            lm_release(h);
             return NULL;
         }
-    lm_tensor *flat = select(weight, 0, ip, n, 2);
+    lm_release(h);
+    lm_tensor *flat = select(weight, 0, c, 2);
     lm_release(c);
     if (!flat) return NULL;
     int64_t shape[LM_MAX_DIMS], strides[LM_MAX_DIMS];

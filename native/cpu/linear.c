@@ -3,8 +3,10 @@
 #include "loom.h"
 #include "loom_ops.h"
 #include "iter.h"
+#include "alloc.h"
 #include "gemm.h"
 
+/* devices: cpu, cuda (the product through lm_gemm_on; the bias broadcast by a copy) */
 lm_tensor *lm_cpu_linear(lm_tensor *input, lm_tensor *weight, lm_tensor *bias) {
     if (input->ndim < 1) { lm_set_error(LM_ERR_VALUE, "input must be at least 1-D (got a 0-D tensor)"); return NULL; }
     if (weight->ndim != 2) { lm_set_error(LM_ERR_VALUE, "weight must be 2-D (out_features, in_features), got %dD", weight->ndim); return NULL; }
@@ -36,7 +38,13 @@ lm_tensor *lm_cpu_linear(lm_tensor *input, lm_tensor *weight, lm_tensor *bias) {
     if (M == 0 || N == 0) { lm_release(x); return out; }   /* an empty batch (or no features): nothing to write */
     int64_t item = (int64_t)lm_itemsize(input->dtype);
     char *o = lm_bytes(out);
-    if (bias) {   /* rows start as the bias, then the product accumulates onto them */
+    if (bias && out->device != LM_CPU) {   /* rows start as the bias: a broadcasting copy */
+        int64_t sh[2] = {M, N}, st[2] = {N, 1};
+        lm_tensor *rows = lm_view(out, 2, sh, st, out->offset);
+        int err = !rows || lm_copy_into(rows, bias);
+        lm_release(rows);
+        if (err) { lm_release(x); lm_release(out); return NULL; }
+    } else if (bias) {   /* rows start as the bias, then the product accumulates onto them */
         const char *b = lm_bytes(bias);
         int64_t bs = bias->ndim ? bias->strides[0] : 0;
         for (int64_t j = 0; j < N; j++) memcpy(o + j * item, b + j * bs * item, (size_t)item);
@@ -45,10 +53,12 @@ lm_tensor *lm_cpu_linear(lm_tensor *input, lm_tensor *weight, lm_tensor *bias) {
     lm_mat a = {lm_bytes(x), x->ndim == 2 ? x->strides[0] : K, x->ndim == 2 ? x->strides[1] : 1};
     lm_mat w = {lm_bytes(weight), weight->strides[1], weight->strides[0]};   /* weight^T: K x N */
     void *gil = lm_should_parallelize(M * N * K / 16) ? lm_gil_release() : NULL;
-    if (K > 0) lm_gemm(input->dtype, M, N, K, a, w, o, N, bias != NULL);
-    else if (!bias) memset(o, 0, (size_t)(M * N * item));
+    int err = 0;
+    if (K > 0) err = lm_gemm_on(input->device, input->dtype, M, N, K, a, w, o, N, bias != NULL);
+    else if (!bias) lm_allocator_for(out->device)->zero(o, (size_t)(M * N * item));
     lm_gil_reacquire(gil);
     lm_release(x);
+    if (err) { lm_release(out); return NULL; }
     return out;
 }
 
@@ -85,6 +95,17 @@ SUM_ROWS(double)
  * d input = grad @ weight, d weight = grad^T @ input, d bias = grad summed over
  * the rows. An output not asked for is an empty tensor. The formulas took three
  * ops (and their Python) for this, a few us each in a small MLP's step. */
+/* the bias gradient on a device: ones(M) @ grad rows, one more product */
+static int sum_rows_on(int device, int dt, lm_mat g, int64_t M, int64_t O, char *out) {
+    lm_tensor *ones = lm_empty(1, &M, dt, device), *one = lm_scalar_tensor((lm_scalar){1, 1, 2}, dt, false);
+    int err = !ones || !one || lm_copy_into(ones, one) ||
+              lm_gemm_on(device, dt, 1, O, M, (lm_mat){lm_bytes(ones), M, 1}, g, out, O, false);
+    lm_release(ones);
+    lm_release(one);
+    return err ? -1 : 0;
+}
+
+/* devices: cpu, cuda */
 int lm_cpu_linear_backward(lm_tensor *grad, lm_tensor *input, lm_tensor *weight, bool input_grad, bool weight_grad,
                            bool bias_grad, lm_tensor **out) {
     if (weight->ndim != 2)
@@ -121,21 +142,29 @@ int lm_cpu_linear_backward(lm_tensor *grad, lm_tensor *input, lm_tensor *weight,
     }
     size_t item = lm_itemsize(dt);
     void *gil = lm_should_parallelize(M * O * I / 16) ? lm_gil_release() : NULL;
+    int dev = input->device, err = 0;
+    const lm_allocator *mem = lm_allocator_for(dev);
     if (input_grad) {   /* (M x I) = grad (M x O) @ weight (O x I) */
-        if (O > 0) lm_gemm(dt, M, I, O, g, (lm_mat){lm_bytes(weight), weight->strides[0], weight->strides[1]},
-                           lm_bytes(out[0]), I, false);
-        else memset(lm_bytes(out[0]), 0, (size_t)(M * I) * item);
+        if (O > 0) err = lm_gemm_on(dev, dt, M, I, O, g, (lm_mat){lm_bytes(weight), weight->strides[0], weight->strides[1]},
+                                    lm_bytes(out[0]), I, false);
+        else mem->zero(lm_bytes(out[0]), (size_t)(M * I) * item);
     }
-    if (weight_grad) {   /* (O x I) = grad^T (O x M) @ input (M x I) */
-        if (M > 0) lm_gemm(dt, O, I, M, (lm_mat){g.p, g.cs, g.rs}, x, lm_bytes(out[1]), I, false);
-        else memset(lm_bytes(out[1]), 0, (size_t)(O * I) * item);
+    if (weight_grad && !err) {   /* (O x I) = grad^T (O x M) @ input (M x I) */
+        if (M > 0) err = lm_gemm_on(dev, dt, O, I, M, (lm_mat){g.p, g.cs, g.rs}, x, lm_bytes(out[1]), I, false);
+        else mem->zero(lm_bytes(out[1]), (size_t)(O * I) * item);
     }
-    if (bias_grad) {
-        if (dt == LM_FLOAT32) sum_rows_float(g, M, O, (float *)lm_bytes(out[2]));
+    if (bias_grad && !err) {
+        if (dev != LM_CPU && M > 0) err = sum_rows_on(dev, dt, g, M, O, lm_bytes(out[2]));
+        else if (dev != LM_CPU) mem->zero(lm_bytes(out[2]), (size_t)O * item);
+        else if (dt == LM_FLOAT32) sum_rows_float(g, M, O, (float *)lm_bytes(out[2]));
         else sum_rows_double(g, M, O, (double *)lm_bytes(out[2]));
     }
     lm_gil_reacquire(gil);
     lm_release(gc);
     lm_release(xc);
+    if (err) {
+        for (int k = 0; k < 3; k++) { lm_release(out[k]); out[k] = NULL; }
+        return -1;
+    }
     return 0;
 }

@@ -17,6 +17,44 @@ static int too_big(int64_t x) {
                                                   "(must be < 2^31)", (long long)x) : 0;
 }
 
+static bool unit_stride(const lm_tensor *t) {
+    return t->strides[t->ndim - 1] == 1 || t->strides[t->ndim - 2] == 1 || lm_numel(t) <= 1;
+}
+
+/* On CUDA: one strided-batched cuBLAS call when the batch is one dim (or none),
+ * else one call per batch; operands cuBLAS cannot read are made contiguous. */
+static int cuda_batched(lm_tensor *a, lm_tensor *b, lm_tensor *out, int nbatch, const int64_t *bshape,
+                        int64_t batches) {
+    int na = a->ndim, nb = b->ndim, err = 0;
+    int64_t M = a->shape[na - 2], K = a->shape[na - 1], N = b->shape[nb - 1], item = (int64_t)lm_itemsize(a->dtype);
+    lm_tensor *ca = unit_stride(a) ? (lm_retain(a), a) : lm_contiguous(a);
+    lm_tensor *cb = unit_stride(b) ? (lm_retain(b), b) : lm_contiguous(b);
+    if (!ca || !cb) { lm_release(ca); lm_release(cb); return -1; }
+    if (nbatch <= 1) {
+        int64_t sa = na > 2 && ca->shape[0] != 1 ? ca->strides[0] : 0, sb = nb > 2 && cb->shape[0] != 1 ? cb->strides[0] : 0;
+        lm_mat ma = {lm_bytes(ca), ca->strides[na - 2], ca->strides[na - 1]};
+        lm_mat mb = {lm_bytes(cb), cb->strides[nb - 2], cb->strides[nb - 1]};
+        err = lm_cuda_gemm(a->dtype, M, N, K, ma, mb, lm_bytes(out), N, false, batches, sa, sb, M * N);
+    } else {
+        int64_t idx[LM_MAX_DIMS] = {0};
+        for (int64_t bi = 0; bi < batches && !err; bi++) {
+            int64_t offa = 0, offb = 0;
+            for (int d = 0; d < nbatch; d++) {
+                int da = d - (nbatch - (na - 2)), db = d - (nbatch - (nb - 2));
+                if (da >= 0 && ca->shape[da] != 1) offa += idx[d] * ca->strides[da];
+                if (db >= 0 && cb->shape[db] != 1) offb += idx[d] * cb->strides[db];
+            }
+            lm_mat ma = {lm_bytes(ca) + offa * item, ca->strides[na - 2], ca->strides[na - 1]};
+            lm_mat mb = {lm_bytes(cb) + offb * item, cb->strides[nb - 2], cb->strides[nb - 1]};
+            err = lm_cuda_gemm(a->dtype, M, N, K, ma, mb, lm_bytes(out) + bi * M * N * item, N, false, 1, 0, 0, 0);
+            for (int d = nbatch - 1; d >= 0; d--) { if (++idx[d] < bshape[d]) break; idx[d] = 0; }
+        }
+    }
+    lm_release(ca);
+    lm_release(cb);
+    return err;
+}
+
 /* The one batched product behind matmul, mm and bmm. a: [..., M, K], b: [..., K, N]
  * (already at least 2-D); batch dims broadcast. */
 static lm_tensor *batched(lm_tensor *a, lm_tensor *b) {
@@ -39,6 +77,10 @@ static lm_tensor *batched(lm_tensor *a, lm_tensor *b) {
     if (!out) return NULL;
     int64_t batches = 1, item = (int64_t)lm_itemsize(a->dtype);
     for (int d = 0; d < nbatch; d++) batches *= bshape[d];
+    if (a->device == LM_CUDA) {
+        if (cuda_batched(a, b, out, nbatch, bshape, batches)) { lm_release(out); return NULL; }
+        return out;
+    }
     int64_t idx[LM_MAX_DIMS] = {0};
     void *gil = lm_should_parallelize(batches * M * N * K / 16) ? lm_gil_release() : NULL;
     for (int64_t bi = 0; bi < batches; bi++) {
@@ -57,12 +99,14 @@ static lm_tensor *batched(lm_tensor *a, lm_tensor *b) {
     return out;
 }
 
+/* devices: cpu, cuda */
 lm_tensor *lm_cpu_mm(lm_tensor *self, lm_tensor *mat2) {
     if (self->ndim != 2) { lm_set_error(LM_ERR_VALUE, "self must be a matrix (got %dD)", self->ndim); return NULL; }
     if (mat2->ndim != 2) { lm_set_error(LM_ERR_VALUE, "mat2 must be a matrix (got %dD)", mat2->ndim); return NULL; }
     return batched(self, mat2);
 }
 
+/* devices: cpu, cuda */
 lm_tensor *lm_cpu_bmm(lm_tensor *self, lm_tensor *mat2) {
     if (self->ndim != 3 || mat2->ndim != 3) {
         lm_set_error(LM_ERR_VALUE, "batch1 and batch2 must be 3D tensors (got %dD and %dD)", self->ndim, mat2->ndim);
@@ -77,7 +121,7 @@ lm_tensor *lm_cpu_bmm(lm_tensor *self, lm_tensor *mat2) {
 }
 
 /* NumPy's matmul: 1-D operands become a row (left) or column (right) matrix
- * for the product, and that dim is dropped from the result. */
+ * for the product, and that dim is dropped from the result. devices: cpu, cuda */
 lm_tensor *lm_cpu_matmul(lm_tensor *self, lm_tensor *other) {
     if (self->ndim == 0 || other->ndim == 0) {
         lm_set_error(LM_ERR_VALUE, "both arguments to matmul need to be at least 1D, but they are %dD and %dD",

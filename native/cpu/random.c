@@ -4,6 +4,7 @@
 #include <math.h>
 #include "loom.h"
 #include "loom_ops.h"
+#include "cuda_host.h"
 
 static uint64_t state[4];
 static bool seeded;
@@ -31,6 +32,12 @@ static uint64_t next(void) {
 
 static double uniform(void) { return (double)(next() >> 11) * 0x1.0p-53; }
 
+/* a tensor on a device: filled there by the device's own generator (CUDA: Philox) */
+static lm_tensor *on_device(lm_tensor *t, int kind, double a, double b) {
+    if (lm_cuda_random_fill(t, kind, a, b)) { lm_release(t); return NULL; }
+    return t;
+}
+
 static lm_tensor *make(const int64_t *size, int64_t n, int dtype, int device, bool floating) {
     if (dtype < 0) dtype = floating ? LM_FLOAT32 : LM_INT64;
     if (floating && !lm_is_floating(dtype)) {
@@ -41,9 +48,11 @@ static lm_tensor *make(const int64_t *size, int64_t n, int dtype, int device, bo
     return lm_empty((int)n, size, dtype, device < 0 ? LM_CPU : device);
 }
 
+/* devices: cpu, cuda */
 lm_tensor *lm_cpu_rand(const int64_t *size, int64_t size_len, int dtype, int device) {
     lm_tensor *t = make(size, size_len, dtype, device, true);
     if (!t) return NULL;
+    if (t->device != LM_CPU) return on_device(t, 0, 0.0, 1.0);
     int64_t n = lm_numel(t);
     if (t->dtype == LM_FLOAT32) {
         float *p = (float *)lm_bytes(t);
@@ -55,9 +64,11 @@ lm_tensor *lm_cpu_rand(const int64_t *size, int64_t size_len, int dtype, int dev
     return t;
 }
 
+/* devices: cpu, cuda */
 lm_tensor *lm_cpu_randn(const int64_t *size, int64_t size_len, int dtype, int device) {
     lm_tensor *t = make(size, size_len, dtype, device, true);
     if (!t) return NULL;
+    if (t->device != LM_CPU) return on_device(t, 1, 0.0, 1.0);
     int64_t n = lm_numel(t);
     char *p = lm_bytes(t);
     for (int64_t i = 0; i < n; i += 2) {   /* Box-Muller: two normals per pair of uniforms */
@@ -74,6 +85,7 @@ lm_tensor *lm_cpu_randn(const int64_t *size, int64_t size_len, int dtype, int de
     return t;
 }
 
+/* devices: cpu, cuda */
 lm_tensor *lm_cpu_randint(int64_t low, int64_t high, const int64_t *size, int64_t size_len, int dtype, int device) {
     if (high <= low) {
         lm_set_error(LM_ERR_VALUE, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
@@ -91,14 +103,17 @@ lm_tensor *lm_cpu_randint(int64_t low, int64_t high, const int64_t *size, int64_
                      lm_dtype_name(dt), (long long)low, (long long)high);
         return NULL;
     }
-    lm_tensor *t = make(size, size_len, dtype, device, false);
-    if (!t) return NULL;
     uint64_t range = (uint64_t)high - (uint64_t)low;
+    /* the device generator takes the range as a double: exact below 2^53; wider ones are drawn here */
+    bool here = device < 0 || device == LM_CPU || range > ((uint64_t)1 << 53);
+    lm_tensor *t = make(size, size_len, dtype, here ? LM_CPU : device, false);
+    if (!t) return NULL;
+    if (!here) return on_device(t, 2, (double)low, (double)range);
     int64_t n = lm_numel(t);
     char *p = lm_bytes(t);
     LM_DISPATCH(t->dtype, T, ,
         for (int64_t i = 0; i < n; i++) ((T *)p)[i] = (T)(low + (int64_t)(next() % range));)
-    return t;
+    return lm_move_to(t, device < 0 ? LM_CPU : device);
 }
 
 /* The next draw of the global stream, for sampling.c's per-call streams (seed None). */

@@ -6,6 +6,7 @@
 #include "loom_ops.h"
 #include "iter.h"
 #include "kernels/common.h"
+#include "cuda_host.h"
 
 typedef struct { int64_t outer, R, inner; } lines;
 
@@ -107,14 +108,17 @@ static lm_tensor *forward(lm_tensor *self, int64_t dim, int dtype, bool is_log) 
     lm_tensor *out = x ? lm_empty_like(x, dt) : NULL;
     if (!out) { lm_release(x); return NULL; }
     job J = {L, lm_bytes(x), lm_bytes(out), NULL, is_log};
-    lm_parallel_for(L.outer * L.inner, L.outer * L.R * L.inner * 8, dt == LM_FLOAT32 ? fwd_float : fwd_double, &J);
+    int err = 0;
+    if (x->device == LM_CUDA) err = lm_cuda_softmax_run(dt, L.outer, L.R, L.inner, J.a, NULL, J.out, is_log, false);
+    else lm_parallel_for(L.outer * L.inner, L.outer * L.R * L.inner * 8, dt == LM_FLOAT32 ? fwd_float : fwd_double, &J);
     lm_release(x);
+    if (err) { lm_release(out); return NULL; }
     return out;
 }
 
-/* serves: floating */
+/* serves: floating; devices: cpu, cuda */
 lm_tensor *lm_cpu_softmax(lm_tensor *self, int64_t dim, int dtype) { return forward(self, dim, dtype, false); }
-/* serves: floating */
+/* serves: floating; devices: cpu, cuda */
 lm_tensor *lm_cpu_log_softmax(lm_tensor *self, int64_t dim, int dtype) { return forward(self, dim, dtype, true); }
 
 /* softmax: y * (g - sum(g * y)); log_softmax: g - exp(y) * sum(g) */
@@ -133,18 +137,21 @@ static lm_tensor *backward(lm_tensor *grad_output, lm_tensor *output, int64_t di
     lm_tensor *out = g && y ? lm_empty_like(y, y->dtype) : NULL;
     if (!out) { lm_release(g); lm_release(y); return NULL; }
     job J = {L, lm_bytes(g), lm_bytes(out), lm_bytes(y), is_log};
-    lm_parallel_for(L.outer * L.inner, L.outer * L.R * L.inner * 4, y->dtype == LM_FLOAT32 ? bwd_float : bwd_double, &J);
+    int err = 0;
+    if (y->device == LM_CUDA) err = lm_cuda_softmax_run(y->dtype, L.outer, L.R, L.inner, J.a, J.y, J.out, is_log, true);
+    else lm_parallel_for(L.outer * L.inner, L.outer * L.R * L.inner * 4, y->dtype == LM_FLOAT32 ? bwd_float : bwd_double, &J);
     lm_release(g);
     lm_release(y);
+    if (err) { lm_release(out); return NULL; }
     return out;
 }
 
-/* serves: floating */
+/* serves: floating; devices: cpu, cuda */
 lm_tensor *lm_cpu_softmax_backward(lm_tensor *grad_output, lm_tensor *output, int64_t dim) {
     return backward(grad_output, output, dim, false);
 }
 
-/* serves: floating */
+/* serves: floating; devices: cpu, cuda */
 lm_tensor *lm_cpu_log_softmax_backward(lm_tensor *grad_output, lm_tensor *output, int64_t dim) {
     return backward(grad_output, output, dim, true);
 }

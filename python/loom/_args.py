@@ -6,6 +6,7 @@ from numbers import Integral, Number, Real
 
 import numpy as np
 
+from . import cuda
 from ._C import ffi, lib
 from ._dtype import FROM_PYTHON, device, dtype
 from ._errors import raise_error as _raise
@@ -223,14 +224,23 @@ def _dtype_arg(x, op, name):
 def _device_arg(x, op, name):
     if x is None:
         return -1
-    if isinstance(x, device):
-        return x.code
     if isinstance(x, str):
         try:
-            return device(x).code
+            x = device(x)
         except RuntimeError as e:
             raise RuntimeError(f"{op}(): {e}") from None
+    if isinstance(x, device):
+        if x.code:   # CUDA: loaded on first use
+            _cuda_device(x)
+        return x.code
     _type_error(op, name, "device", x)
+
+
+def _cuda_device(d):
+    cuda._lazy_init()
+    if d.index is not None and d.index >= cuda.device_count():
+        raise RuntimeError(f"CUDA error: invalid device ordinal (device {d} requested, "
+                           f"{cuda.device_count()} available)")
 
 
 def _str(x, op, name):

@@ -3,6 +3,7 @@ import itertools
 
 import numpy as np
 
+from . import _dlpack_cuda
 from ._C import ffi, lib
 from ._dtype import FROM_PYTHON, dtype as _dtype_cls, from_numpy_dtype
 from ._errors import LoomOverflowError, raise_error
@@ -16,6 +17,13 @@ _keys = itertools.count(1)
 @ffi.def_extern()
 def lm_py_release(ctx):
     _lent.pop(int(ffi.cast("intptr_t", ctx)), None)
+
+
+def _lend(obj):
+    """Keep obj alive until the tensor over its memory is freed: (deleter, ctx) for lm_from_blob."""
+    key = next(_keys)
+    _lent[key] = obj
+    return lib.lm_py_release, ffi.cast("void *", key)
 
 
 def from_numpy(a):
@@ -37,7 +45,7 @@ def from_numpy(a):
     key = next(_keys)
     _lent[key] = a
     ptr = ffi.cast("void *", a.__array_interface__["data"][0])
-    h = lib.lm_from_blob(ptr, a.ndim, list(a.shape), [s // item for s in a.strides], dt.code,
+    h = lib.lm_from_blob(ptr, a.ndim, list(a.shape), [s // item for s in a.strides], dt.code, lib.LM_CPU,
                          lib.lm_py_release, ffi.cast("void *", key))
     if not h:
         _lent.pop(key, None)
@@ -70,12 +78,16 @@ class _Writable:
 
 
 def from_dlpack(ext_tensor):
-    """A tensor sharing the memory of any DLPack producer on the CPU (a PyTorch tensor,
-    a NumPy or JAX array, ...) or of a DLPack capsule."""
+    """A tensor sharing the memory of any DLPack producer on the CPU or a CUDA GPU (a PyTorch
+    tensor, a NumPy, CuPy or JAX array, ...) or of a DLPack capsule."""
     if isinstance(ext_tensor, Tensor):
         return ext_tensor.detach()
     if type(ext_tensor).__name__ == "PyCapsule":
+        if _dlpack_cuda.is_cuda_capsule(ext_tensor):
+            return _dlpack_cuda.consume(ext_tensor, _lend)
         ext_tensor = _Capsule(ext_tensor)
+    elif hasattr(ext_tensor, "__dlpack_device__") and ext_tensor.__dlpack_device__()[0] == _dlpack_cuda.KDL_CUDA:
+        return _dlpack_cuda.consume(ext_tensor.__dlpack__(stream=None), _lend)
     elif not hasattr(ext_tensor, "__dlpack__"):
         raise TypeError(f"from_dlpack(): expected an object with __dlpack__ or a DLPack capsule, "
                         f"got {type(ext_tensor).__name__}")

@@ -3,8 +3,9 @@ from ._C import lib
 
 
 def manual_seed(seed):
-    """Seed loom's random number generator."""
+    """Seed loom's random number generators (the CPU's and CUDA's), as torch.manual_seed."""
     lib.lm_manual_seed(seed & 0xFFFFFFFFFFFFFFFF)
+    lib.lm_cuda_manual_seed(seed & 0xFFFFFFFFFFFFFFFF)
 
 
 def get_num_threads():

@@ -103,7 +103,7 @@ class Tensor(_autograd.TensorBase):
         return bool(s.i) if s.kind == 0 else s.i if s.kind == 1 else s.d
 
     def tolist(self):
-        return self.numpy().tolist()
+        return self.cpu().numpy().tolist()
 
     def __bool__(self):
         if self.numel() != 1:
@@ -144,7 +144,8 @@ class Tensor(_autograd.TensorBase):
     def __array_interface__(self):
         h = self._h
         if h.device != lib.LM_CPU:
-            raise TypeError("can't convert a cuda tensor to numpy; use .cpu() first")
+            raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the "
+                            "tensor to host memory first.")
         item = self.dtype.itemsize
         return {
             "version": 3,
@@ -154,6 +155,24 @@ class Tensor(_autograd.TensorBase):
             "strides": tuple(s * item for s in ffi.unpack(h.strides, h.ndim)),
         }
 
+    @property
+    def __cuda_array_interface__(self):
+        """Zero-copy exchange with CuPy, Numba, PyTorch (torch.as_tensor) on the GPU."""
+        h = self._h
+        if h.device != lib.LM_CUDA:
+            raise AttributeError("__cuda_array_interface__ is only defined for CUDA tensors")
+        if self.requires_grad:
+            raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        item = self.dtype.itemsize
+        return {
+            "version": 3,
+            "shape": tuple(ffi.unpack(h.shape, h.ndim)),
+            "typestr": self.dtype.numpy.str,
+            "data": (int(ffi.cast("uintptr_t", lib.lm_data_ptr(h))), False),
+            "strides": tuple(s * item for s in ffi.unpack(h.strides, h.ndim)),
+            "stream": 1,   # loom's work runs on the legacy default stream
+        }
+
     def numpy(self):
         """A NumPy array sharing this tensor's memory."""
         return np.asarray(self)
@@ -161,10 +180,12 @@ class Tensor(_autograd.TensorBase):
     # ---- DLPack: zero-copy exchange with PyTorch, JAX, CuPy, ... (NumPy's implementation, as
     # loom's CPU memory already is a NumPy array's) ----
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        if self._h.device != lib.LM_CPU:
-            raise BufferError("__dlpack__: only CPU tensors can be exported; use .cpu() first")
         if self.requires_grad:
             raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        if self._h.device != lib.LM_CPU:
+            if dl_device is not None and tuple(dl_device) != self.__dlpack_device__() or copy:
+                raise BufferError("__dlpack__: a CUDA tensor is exported in place, on its device")
+            return _export_cuda[0](self)
         kwargs = {"stream": stream, "dl_device": dl_device, "copy": copy}
         if max_version is not None:
             kwargs["max_version"] = max_version
@@ -174,7 +195,7 @@ class Tensor(_autograd.TensorBase):
         return (1, 0) if self._h.device == lib.LM_CPU else (2, 0)   # kDLCPU / kDLCUDA
 
     def __repr__(self):
-        a = self.numpy()
+        a = self.cpu().numpy()
         fmt = {"bool": lambda b: "True" if b else "False"}
         if a.dtype.kind == "f" and a.size:
             finite = a[np.isfinite(a)]
@@ -186,6 +207,8 @@ class Tensor(_autograd.TensorBase):
         if a.size == 0:   # as PyTorch: an empty tensor's dtype is shown unless float32, its size unless 1-D
             extra = (f", size={tuple(a.shape)}" if a.ndim != 1 else "") + \
                 ("" if self.dtype.name == "float32" else f", dtype=loom.{self.dtype.name}")
+        if self._h.device != lib.LM_CPU:
+            extra += f", device='{self.device}'"
         meta = getattr(self, "_ag", None)
         if meta is not None and meta.grad_fn is not None:
             extra += f", grad_fn=<{meta.grad_fn.name()}>"
@@ -216,7 +239,7 @@ class Tensor(_autograd.TensorBase):
         return self.to(other.dtype)
 
     def cpu(self):
-        return self
+        return self if self._h.device == lib.LM_CPU else self.to("cpu")
 
     def cuda(self):
         return self.to("cuda")
@@ -228,6 +251,10 @@ class Tensor(_autograd.TensorBase):
     @property
     def mT(self):
         return self.transpose(-2, -1)
+
+
+# loom._dlpack_cuda's exporter of CUDA tensors (it imports this module, so it registers itself)
+_export_cuda = [None]
 
 
 class GradTensor(Tensor):

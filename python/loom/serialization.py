@@ -18,6 +18,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from . import cuda
 from ._dtype import BY_CODE, dtype as _dtype_cls
 from ._numpy import from_numpy
 from ._tensor import Tensor
@@ -109,6 +110,8 @@ def save(obj, f):
             entry["requires_grad"] = True
         if type(t).__name__ == "Parameter":
             entry["parameter"] = True
+        if t.device.type != "cpu":   # loaded back onto it unless map_location says otherwise
+            entry["device"] = str(t.device)
         entries.append(entry)
         arrays.append(raw)
         offset += raw.size
@@ -315,16 +318,23 @@ def _load(r, map_location):
         r.fail(f"the manifest is not valid ({err!s})")
     r.exact(_pad(_HEADER.size + length), "the padding after the manifest")
     tensors = _read_tensors(r, entries, data_bytes)
-    if map_location is not None:
-        tensors = [_move(t, map_location) for t in tensors]
+    saved = [str(e.get("device", "cpu")) if isinstance(e, dict) else "cpu" for e in entries]
+    tensors = [_move(t, where, map_location) for t, where in zip(tensors, saved)]
     return _decode(root, tensors, r)
 
 
-def _move(t, map_location):
+def _move(t, where, map_location):
+    """A loaded (CPU) tensor saved from device `where`, placed as map_location says, as torch.load."""
     if callable(map_location):
-        moved = map_location(t, "cpu")
+        moved = map_location(t, where)
         return t if moved is None else moved
     if isinstance(map_location, dict):
-        target = map_location.get("cpu")
-        return t if target is None else t.to(target)
-    return t if str(map_location) == "cpu" else t.to(map_location)
+        target = map_location.get(where, where)
+    else:
+        target = where if map_location is None else str(map_location)
+    if str(target).startswith("cuda") and map_location is None:
+        if not cuda.is_available():
+            raise RuntimeError("Attempting to deserialize object on a CUDA device but loom.cuda.is_available() is "
+                               "False. If you are running on a CPU-only machine, please use loom.load with "
+                               "map_location='cpu' to map your storages to the CPU.")
+    return t if str(target) == "cpu" else t.to(target)

@@ -4,8 +4,8 @@ name in loom._ops checks the arguments and calls it; ops/conversion.yaml names i
 `composite: true`."""
 
 
-def to_other(self, other, copy):
-    return self.to(other.device, other.dtype, copy=copy)
+def to_other(self, other, non_blocking, copy):
+    return self.to(other.device, other.dtype, non_blocking=non_blocking, copy=copy)
 
 
 def zero_(self):

@@ -14,7 +14,7 @@ def linalg_matrix_power(self, n):
     if self.ndim < 2 or self.shape[-1] != self.shape[-2]:
         raise RuntimeError("linalg.matrix_power: A must be batches of square matrices")
     if n == 0:
-        return _ops.eye(self.shape[-1], dtype=self.dtype).expand(list(self.shape)).clone()
+        return _ops.eye(self.shape[-1], dtype=self.dtype, device=self.device).expand(list(self.shape)).clone()
     if n < 0:
         self, n = inv(self), -n
     result, base = None, self

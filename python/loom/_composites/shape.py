@@ -78,26 +78,29 @@ def repeat_interleave_self_Tensor(self, repeats, dim, output_size):
         raise RuntimeError("Repeats must be non-negative")
     if output_size is not None and output_size != _b.sum(reps):
         raise RuntimeError(f"Invalid output_size, expected {_b.sum(reps)} but got {output_size}")
-    return _ops.index_select(x, d, _data([i for i, k in enumerate(reps) for _ in range(k)], dtype=_int64))
+    return _ops.index_select(x, d, _data([i for i, k in enumerate(reps) for _ in range(k)], dtype=_int64).to(x.device))
 
 
 def repeat_interleave_Tensor(repeats, output_size):
     if repeats.ndim > 1:
         raise RuntimeError(f"repeats must be 0-dim or 1-dim tensor, but got {repeats.ndim}-dim")
-    return _ops.repeat_interleave(_ops.arange(repeats.numel()), repeats, 0, output_size=output_size)
+    return _ops.repeat_interleave(_ops.arange(repeats.numel(), device=repeats.device), repeats, 0,
+                                  output_size=output_size)
 
 
 def tril(self, diagonal):
     if self.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    keep = _ops.arange(self.shape[-1]) - _ops.arange(self.shape[-2]).unsqueeze(1) <= diagonal
+    cols, rows = _ops.arange(self.shape[-1], device=self.device), _ops.arange(self.shape[-2], device=self.device)
+    keep = cols - rows.unsqueeze(1) <= diagonal
     return _ops.where(keep, self, _ops.full((), 0, dtype=self.dtype))
 
 
 def triu(self, diagonal):
     if self.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    keep = _ops.arange(self.shape[-1]) - _ops.arange(self.shape[-2]).unsqueeze(1) >= diagonal
+    cols, rows = _ops.arange(self.shape[-1], device=self.device), _ops.arange(self.shape[-2], device=self.device)
+    keep = cols - rows.unsqueeze(1) >= diagonal
     return _ops.where(keep, self, _ops.full((), 0, dtype=self.dtype))
 
 
@@ -201,8 +204,8 @@ def diag(self, diagonal):
         raise RuntimeError(f"Supports 1D or 2D tensors. Got {self.ndim}D")
     m = self.shape[0]
     n = m + _b.abs(diagonal)
-    rows = _ops.arange(m) + _b.max(-diagonal, 0)
-    return _ops.zeros((n, n), dtype=self.dtype).index_put([rows, rows + diagonal], self)
+    rows = _ops.arange(m, device=self.device) + _b.max(-diagonal, 0)
+    return _ops.zeros((n, n), dtype=self.dtype, device=self.device).index_put([rows, rows + diagonal], self)
 
 
 def trace(self):

@@ -22,6 +22,8 @@ def _implicit_grad(t, what):
     if lib.lm_numel(h) != 1:
         raise RuntimeError(f"{what}: grad can be implicitly created only for scalar outputs")
     one = lib.lm_scalar_tensor(_ONE, h.dtype, False)
+    if one and h.device != lib.LM_CPU:
+        one = lib.lm_move_to(one, h.device)
     if h.ndim and one:
         view = lib.lm_as_strided(one, h.ndim, h.shape, _ZERO_STRIDES, 0)
         lib.lm_release(one)

@@ -28,6 +28,11 @@ def to_dtype(x, dtype):
     return x if x.dtype is dtype else lm.to(x, dtype)
 
 
+def to_device(x, device, dtype):
+    """x on device in dtype: to.device's gradient goes back where its input was."""
+    return x if x.dtype is dtype and x.device == device else lm.to(x, device, dtype)
+
+
 def maybe_multiply(x, s):
     """x * s, skipped when s is 1 (add's and sub's alpha): one op less per backward."""
     return x if s == 1 else x * s

@@ -1,6 +1,7 @@
 """Train an MLP and a small CNN on scikit-learn's bundled 8x8 digits.
 
     python -m loom.examples.digits [--model mlp|cnn|both] [--epochs N] [--batch-size B] [--lr LR] [--out DIR]
+                                   [--device cpu|cuda]
     mpiexec -n 2 python -m loom.examples.digits --distributed     (data parallel: loom[distributed])
 
 Shows a progress bar (loss, samples/s), prints held-out accuracy, saves the
@@ -49,24 +50,24 @@ def make_model(kind):
         nn.Flatten(), nn.Linear(256, 128), nn.ReLU(), nn.Dropout(0.25), nn.Linear(128, 10))
 
 
-def accuracy(model, x, y, batch_size=512):
+def accuracy(model, x, y, batch_size=512, device="cpu"):
     model.eval()
     correct = 0
     with loom.no_grad():
         for i in range(0, len(y), batch_size):
-            pred = model(loom.from_numpy(x[i:i + batch_size])).argmax(1).numpy()
+            pred = model(loom.from_numpy(x[i:i + batch_size]).to(device)).argmax(1).cpu().numpy()
             correct += int((pred == y[i:i + batch_size]).sum())
     model.train()
     return correct / len(y)
 
 
-def train(kind, data, epochs, batch_size, lr, seed=0, progress=True, distributed=False):
+def train(kind, data, epochs, batch_size, lr, seed=0, progress=True, distributed=False, device="cpu"):
     """Train one model; returns (model, history) with per-epoch loss and test accuracy.
     distributed: one replica per MPI process (DistributedDataParallel), each on its share of
     every global batch of batch_size (DistributedSampler); the returned model is the replica."""
     x_tr, y_tr, x_te, y_te = data
     loom.manual_seed(seed)
-    model = make_model(kind)
+    model = make_model(kind).to(device)
     dataset = TensorDataset(loom.from_numpy(x_tr), loom.from_numpy(y_tr))
     if distributed:
         world = dist.get_world_size()
@@ -86,6 +87,7 @@ def train(kind, data, epochs, batch_size, lr, seed=0, progress=True, distributed
             sampler.set_epoch(epoch)
         total, count, t0 = 0.0, 0, time.perf_counter()
         for xb, yb in loader:
+            xb, yb = xb.to(device), yb.to(device)
             loss = F.cross_entropy(net(xb), yb)
             opt.zero_grad()
             loss.backward()
@@ -97,7 +99,7 @@ def train(kind, data, epochs, batch_size, lr, seed=0, progress=True, distributed
                             samples_per_s=f"{count / max(time.perf_counter() - t0, 1e-9):.0f}")
         sched.step()
         history["loss"].append(total / count)
-        history["test_acc"].append(accuracy(model, x_te, y_te))
+        history["test_acc"].append(accuracy(model, x_te, y_te, device=device))
     bar.close()
     return model, history
 
@@ -148,6 +150,7 @@ def main(argv=None):
     ap.add_argument("--out", default="digits-out", help="directory for weights and the plot")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (loom.cuda.is_available())")
     ap.add_argument("--distributed", action="store_true",
                     help="data parallel over the processes of `mpiexec -n N` (rank 0 prints and saves)")
     args = ap.parse_args(argv)
@@ -166,12 +169,12 @@ def main(argv=None):
         lr = args.lr or DEFAULTS[kind]["lr"]
         t0 = time.perf_counter()
         model, hist = train(kind, data, epochs, args.batch_size, lr, args.seed, not args.no_progress,
-                            args.distributed)
+                            args.distributed, args.device)
         seconds = time.perf_counter() - t0
         histories[kind], results[kind] = hist, hist["test_acc"][-1]
         if not lead:
             continue
-        acc = accuracy(model, data[2], data[3])
+        acc = accuracy(model, data[2], data[3], device=args.device)
         path = os.path.join(args.out, f"digits_{kind}.loom")
         loom.save(model.state_dict(), path)
         fresh = make_model(kind)

@@ -182,7 +182,8 @@ class RNNBase(Module):
             if lengths is not None:
                 running = sum(1 for n in lengths if n > t)   # sequences still going at step t (sorted)
                 if running < h.shape[0]:
-                    keep = _numpy.tensor([[1.0]] * running + [[0.0]] * (h.shape[0] - running), dtype=h.dtype)
+                    keep = _numpy.tensor([[1.0]] * running + [[0.0]] * (h.shape[0] - running), dtype=h.dtype,
+                                         device=h.device)
                     h_new = h + keep * (h_new - h)
                     if c_new is not None:
                         c_new = c + keep * (c_new - c)
@@ -251,7 +252,8 @@ class RNNBase(Module):
     def _reverse_packed(self, x, h, c, lengths, layer):
         """The reverse direction over packed sequences: each sequence reversed within its own length."""
         T, B = x.shape[0], x.shape[1]
-        idx = _numpy.tensor([[n - 1 - t if t < n else t for n in lengths] for t in range(T)], dtype=_dtype.int64)
+        idx = _numpy.tensor([[n - 1 - t if t < n else t for n in lengths] for t in range(T)], dtype=_dtype.int64,
+                            device=x.device)
         flip = (lambda a: _ops.gather(a, 0, idx.unsqueeze(-1).expand(T, B, a.shape[-1])))
         out, h, c = self._run_direction(flip(x), h, c, self._weights(layer, 1), lengths, reverse=False)
         return flip(out), h, c

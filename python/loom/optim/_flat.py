@@ -49,10 +49,12 @@ def _split(buf, params):
 def try_build(params, state, names, counts_steps):
     """A Flat for these parameters, or None when the group cannot take the fused step now (a missing
     gradient, mixed or non-float dtypes, or state that is partly initialised or at different steps)."""
-    dtype = params[0].dtype
+    dtype, device = params[0].dtype, params[0].device
     for p in params:
         g = p.grad
         if g is None or p.dtype is not dtype or g.dtype is not dtype or g.shape != p.shape:
+            return None
+        if p.device != device or g.device != device:   # one kernel reads them all
             return None
     if not dtype.is_floating_point:
         return None
@@ -73,9 +75,9 @@ def try_build(params, state, names, counts_steps):
     f = Flat()
     n = sum(p.numel() for p in params)
     f.params, f.states, f.names, f.fresh = list(params), states, tuple(names), all(empty)
-    f.bufs = {name: zeros(n, dtype=dtype) for name in names}
+    f.bufs = {name: zeros(n, dtype=dtype, device=device) for name in names}
     f.views = {name: _split(buf, params) for name, buf in f.bufs.items()}
-    f.grad, f.tmp = zeros(n, dtype=dtype), zeros(n, dtype=dtype)
+    f.grad, f.tmp = zeros(n, dtype=dtype, device=device), zeros(n, dtype=dtype, device=device)
     f.grad_views = _split(f.grad, params)
     f._by_id = {id(f.grad): f.grad_views, id(f.tmp): _split(f.tmp, params)}
     for name, buf in f.bufs.items():

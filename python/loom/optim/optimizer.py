@@ -263,7 +263,7 @@ def _zeros_scalar():
 
 
 def _cast(p, name, value):
-    """A loaded state value, converted for parameter p: tensors copied to p's dtype (except "step"),
+    """A loaded state value, converted for parameter p: tensors copied to p's device and dtype (except "step"),
     plain step numbers made into float32 tensors as PyTorch does."""
     if name == "step":
         if isinstance(value, Tensor):
@@ -271,5 +271,5 @@ def _cast(p, name, value):
         return tensor(float(value), dtype=float32)
     if isinstance(value, Tensor):
         dtype = p.dtype if p.is_floating_point() and value.is_floating_point() else value.dtype
-        return value.to(dtype, copy=True)
+        return value.to(p.device, dtype, copy=True)
     return copy.deepcopy(value)

@@ -1,0 +1,53 @@
+/* loom._C's calls into the hand-written CUDA kernels of nn ops (cuda_kernels.h):
+ * each kernel is looked up by name once. */
+#include "cuda_host.h"
+#include "cuda_kernels.h"
+
+void *lm_cuda_kernel(const char *name) {
+    const lm_cuda_backend *B = lm_cuda_backend_loaded();
+    void *k = B && B->kernel ? B->kernel(name) : NULL;
+    if (!k) lm_set_error(LM_ERR_NOTIMPL, "the CUDA library has no kernel '%s' (rebuild loom)", name);
+    return k;
+}
+
+int lm_cuda_softmax_run(int dtype, int64_t outer, int64_t R, int64_t inner, const void *a, const void *y, void *out,
+                        bool is_log, bool backward) {
+    static lm_cuda_softmax_fn k;
+    if (!k && !(k = (lm_cuda_softmax_fn)lm_cuda_kernel("softmax"))) return -1;
+    return lm_cuda_check(k(dtype, outer, R, inner, a, y, out, is_log, backward), backward ? "softmax_backward" : "softmax");
+}
+
+int lm_cuda_index_rows_run(lm_tensor *src, int d, lm_tensor *idx, lm_tensor *out) {
+    static lm_cuda_index_rows_fn k;
+    if (!k && !(k = (lm_cuda_index_rows_fn)lm_cuda_kernel("index_rows"))) return -1;
+    lm_tensor *s = lm_contiguous(src);
+    if (!s) return -1;
+    int64_t outer = 1, inner = 1, rows = s->ndim ? s->shape[d] : 1;
+    for (int k2 = 0; k2 < d; k2++) outer *= s->shape[k2];
+    for (int k2 = d + 1; k2 < s->ndim; k2++) inner *= s->shape[k2];
+    int err = lm_cuda_check(k((int)lm_itemsize(s->dtype), outer, lm_numel(idx), inner, rows, lm_bytes(s),
+                              (const int64_t *)lm_bytes(idx), lm_bytes(out), NULL), "index_select");
+    lm_release(s);
+    return err;
+}
+
+/* The CUDA generator's state: Philox's key and the next unused counter. */
+static uint64_t seed = 67280421310721ULL, offset;
+
+void lm_cuda_manual_seed(uint64_t s) { seed = s; offset = 0; }
+
+int lm_cuda_random_fill(lm_tensor *t, int kind, double a, double b) {
+    static lm_cuda_random_fn k;
+    if (!k && !(k = (lm_cuda_random_fn)lm_cuda_kernel("random"))) return -1;
+    int64_t n = lm_numel(t);
+    int err = lm_cuda_check(k(kind, t->dtype, lm_bytes(t), n, seed, offset, a, b), "random");
+    /* counters used: 4 float32 uniforms/normals each, else 2 values each */
+    offset += (uint64_t)(t->dtype == LM_FLOAT32 && kind != 2 ? (n + 3) / 4 : (n + 1) / 2);
+    return err;
+}
+
+int lm_cuda_adam_run(int dtype, int64_t n, void *p, const void *g, void *m, void *v, const double *consts) {
+    static lm_cuda_adam_fn k;
+    if (!k && !(k = (lm_cuda_adam_fn)lm_cuda_kernel("adam"))) return -1;
+    return lm_cuda_check(k(dtype, n, p, g, m, v, consts), "adam_step_");
+}

@@ -1,0 +1,34 @@
+/* The hand-written CUDA kernels by name: lm_cuda_backend.kernel(name) finds
+ * them here (signatures: cuda_kernels.h). */
+#include <string.h>
+#include "cuda_abi.h"
+#include "cuda_kernels.h"
+
+extern "C" {
+int lm_cuda_k_softmax(int, int64_t, int64_t, int64_t, const void *, const void *, void *, int, int);
+int lm_cuda_k_index_rows(int, int64_t, int64_t, int64_t, int64_t, const void *, const int64_t *, void *, int *);
+int lm_cuda_k_random(int, int, void *, int64_t, uint64_t, uint64_t, double, double);
+int lm_cuda_k_adam(int, int64_t, void *, const void *, void *, void *, const double *);
+int lm_cuda_k_im2col(int, const lm_cuda_conv_geom *, const void *, int64_t, void *, int64_t, int64_t);
+int lm_cuda_k_col2im(int, const lm_cuda_conv_geom *, const void *, int64_t, void *, int64_t, int64_t);
+int lm_cuda_k_bias_fill(int, int64_t, int64_t, int64_t, const void *, int64_t, void *);
+}
+
+namespace {
+struct Named { const char *name; void *fn; };
+const Named table[] = {
+    {"softmax", (void *)(lm_cuda_softmax_fn)lm_cuda_k_softmax},
+    {"index_rows", (void *)(lm_cuda_index_rows_fn)lm_cuda_k_index_rows},
+    {"random", (void *)(lm_cuda_random_fn)lm_cuda_k_random},
+    {"adam", (void *)(lm_cuda_adam_fn)lm_cuda_k_adam},
+    {"im2col", (void *)(lm_cuda_im2col_fn)lm_cuda_k_im2col},
+    {"col2im", (void *)(lm_cuda_im2col_fn)lm_cuda_k_col2im},
+    {"bias_fill", (void *)(lm_cuda_bias_fill_fn)lm_cuda_k_bias_fill},
+};
+}  // namespace
+
+extern "C" void *lm_cuda_named_kernel(const char *name) {
+    for (const Named &k : table)
+        if (!strcmp(k.name, name)) return k.fn;
+    return nullptr;
+}

@@ -1,0 +1,395 @@
+"""The CUDA device. Without a GPU (CI): loom says so clearly and every CUDA
+request fails with a RuntimeError, the generated kernel tables cover every
+pointwise op and reduction, and each op reports its CUDA coverage. With one
+(tools/gpu/check on the lent machine): every generated op, in every dtype it
+lists and every layout, gives the CPU's result on CUDA; reductions over any
+dims; copies, casts and broadcasts between devices; matmul and linear through
+cuBLAS; autograd and an MLP's training step; the caching allocator's
+bookkeeping; zero-copy exchange with PyTorch."""
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import loom
+from conftest import ROOT
+from opinputs import LAYOUTS, MODEL, make_inputs
+
+GPU = loom.cuda.is_available()
+needs_gpu = pytest.mark.skipif(not GPU, reason="no CUDA GPU on this machine (loom.cuda.is_available() is False)")
+
+
+# ---- without a GPU ---------------------------------------------------------------
+
+@pytest.mark.skipif(GPU, reason="a GPU is present")
+def test_no_gpu_is_reported_clearly():
+    assert loom.cuda.device_count() == 0
+    assert loom.cuda.memory_allocated() == 0
+    for make in (lambda: loom.ones(2, device="cuda"), lambda: loom.ones(2).cuda(), lambda: loom.ones(2).to("cuda:0"),
+                 lambda: loom.tensor([1.0], device="cuda")):
+        with pytest.raises(RuntimeError, match="CUDA"):
+            make()
+    loom.cuda.synchronize()   # nothing issued: a no-op, as torch's without a GPU in use
+    x = loom.ones(2)
+    assert x.cpu() is x and not x.is_cuda
+
+
+def test_every_generated_op_has_a_cuda_kernel():
+    """Each pointwise op and reduction appears, with every dtype it lists, in a generated CUDA shard."""
+    from codegen import cgen, emit
+    files = emit.render(MODEL, ROOT / "native")
+    for op in MODEL.ops:
+        if op.kind not in ("pointwise", "reduction"):
+            continue
+        text = files[f"cuda_shard{cgen.cuda_shard(op)}.cu"]
+        row = re.search(r'\{"%s", \{ (.*?) \}\}' % re.escape(op.cname), text)
+        assert row, op.cname
+        assert row.group(1).count("nullptr") == len(cgen.TABLE.dtypes) - len(op.dtypes), op.cname
+        for dt in op.dtypes:
+            assert f"{op.cname}_cuda_{dt}" in row.group(1)
+
+
+def test_explain_names_cuda_coverage():
+    def explain(name):
+        r = subprocess.run([sys.executable, "-m", "codegen", "--explain", name], capture_output=True, text=True,
+                           cwd=ROOT)
+        return r.stdout
+    assert "cuda: generated from the same body" in explain("add")
+    assert "cuda: lm_cpu_mm serves it too" in explain("mm")
+    assert "cuda: host fallback: lm_cpu_conv2d on host copies" in explain("conv2d")
+    assert "cuda: through its parts" in explain("select")
+
+
+def test_shared_kernels_say_so_in_the_dispatch():
+    from codegen import emit
+    files = emit.render(MODEL, ROOT / "native")
+    shards = "".join(v for k, v in files.items() if k.startswith("ops_shard") and k.endswith(".c"))
+    assert "[LM_CUDA] = lm_cpu_mm" in shards and "[LM_CUDA] = lm_cpu_linear" in shards
+    assert "[LM_CUDA] = conv2d_host_fallback" in shards
+
+
+# ---- with a GPU ------------------------------------------------------------------
+
+def _cuda(x):
+    if isinstance(x, loom.Tensor):
+        return x.cuda()
+    if isinstance(x, list) and x and isinstance(x[0], loom.Tensor):
+        return [t.cuda() for t in x]
+    return x
+
+
+def _compare(got, want, op):
+    if isinstance(want, tuple):
+        for g, w in zip(got, want):
+            _compare(g, w, op)
+        return
+    assert got.device == loom.device("cuda:0"), op
+    assert got.dtype == want.dtype and got.shape == want.shape, op
+    g, w = got.cpu().numpy(), want.numpy()
+    if g.dtype.kind == "f":
+        tol = 1e-5 if g.dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(g, w, rtol=tol * 10, atol=tol, equal_nan=True, err_msg=op)
+    else:
+        np.testing.assert_array_equal(g, w, err_msg=op)
+
+
+GENERATED = [op for op in MODEL.ops if op.kind in ("pointwise", "reduction") and "ref" in op.test
+             and not op.test.get("skip")]
+CASES = [(op, dt, layout) for op in GENERATED for dt in op.dtypes for layout in op.test.get("layouts", LAYOUTS)]
+
+
+def _call(op, args):
+    fn = getattr(loom, op.name) if "function" in op.variants else getattr(args["self"], op.name)
+    pos = [args[a.name] for a in op.schema.args if not a.kwonly]
+    kw = {a.name: args[a.name] for a in op.schema.args if a.kwonly}
+    return fn(*pos, **kw) if "function" in op.variants else fn(*pos[1:], **kw)
+
+
+@needs_gpu
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0].schema.full_name}-{c[1]}-{c[2]}")
+def test_generated_op_matches_cpu(case):
+    op, dtype, layout = case
+    made = make_inputs(op, dtype, layout)
+    if made is None:
+        pytest.skip(f"layout {layout} does not apply to {op.schema.full_name}")
+    _, args = made
+    dims = [None, 0, -1] if op.kind == "reduction" and op.schema.arg("dim") else [None]
+    for dim in dims:
+        if dim is not None:
+            if args["self"].ndim == 0:
+                continue
+            args = dict(args, dim=dim)
+        try:
+            want = _call(op, args)
+        except (RuntimeError, ValueError, TypeError, IndexError, ZeroDivisionError) as e:
+            with pytest.raises(type(e)):
+                _call(op, {k: _cuda(v) for k, v in args.items()})
+            continue
+        got = _call(op, {k: _cuda(v) for k, v in args.items()})
+        _compare(got, want, op.schema.full_name)
+
+
+HAND_WRITTEN = [op for op in MODEL.ops if op.kind in ("kernel", "composite") and "ref" in op.test
+                and not op.test.get("skip") and not op.test.get("nondeterministic")]
+
+
+@needs_gpu
+@pytest.mark.parametrize("op", HAND_WRITTEN, ids=lambda op: op.schema.full_name)
+def test_hand_written_and_composite_ops_match_cpu(op):
+    """Every hand-written op (its own CUDA kernel, the CPU one serving both, or the host
+    fallback) and every composite gives the CPU's result on CUDA tensors."""
+    made = make_inputs(op, op.dtypes[-1], "contiguous")
+    if made is None:
+        pytest.skip("no contiguous case")
+    _, args = made
+
+    def fresh(move):   # mutating ops write their inputs: each call gets its own
+        def one(v):
+            if isinstance(v, loom.Tensor):
+                return v.cuda() if move else v.clone()
+            if isinstance(v, list) and v and isinstance(v[0], loom.Tensor):
+                return [one(t) for t in v]
+            return v
+        out = {k: one(v) for k, v in args.items()}
+        if move and "device" in out:   # factories (and to.device) asked for the CUDA device
+            out["device"] = "cuda"
+        return out
+    try:
+        want = _call(op, fresh(False))
+    except (RuntimeError, ValueError, TypeError, IndexError) as e:
+        with pytest.raises(type(e)):
+            _call(op, fresh(True))
+        return
+    got = _call(op, fresh(True))
+    if isinstance(want, loom.Tensor) and isinstance(got, loom.Tensor):
+        _compare(got, want, op.schema.full_name)
+    elif isinstance(want, tuple):
+        _compare(tuple(got), tuple(want), op.schema.full_name)
+
+
+@needs_gpu
+def test_random_on_the_device_is_seeded_and_shaped():
+    loom.cuda.manual_seed(123)
+    a = loom.rand(1000, device="cuda")
+    loom.cuda.manual_seed(123)
+    b = loom.rand(1000, device="cuda")
+    np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
+    c = loom.rand(1000, device="cuda")   # the generator moved on
+    assert not np.array_equal(a.cpu().numpy(), c.cpu().numpy())
+    u = a.cpu().numpy()
+    assert u.min() >= 0 and u.max() < 1 and abs(u.mean() - 0.5) < 0.05
+    for dt in (loom.float32, loom.float64):
+        z = loom.randn(1 << 16, device="cuda", dtype=dt).cpu().numpy()
+        assert abs(z.mean()) < 0.02 and abs(z.std() - 1) < 0.02
+    k = loom.randint(-3, 4, (1000,), device="cuda").cpu().numpy()
+    assert k.min() == -3 and k.max() == 3
+    loom.cuda.manual_seed(7)   # element i depends on (seed, i) alone: a longer draw starts the same
+    short = loom.rand(10, device="cuda").cpu().numpy()
+    loom.cuda.manual_seed(7)
+    np.testing.assert_array_equal(loom.rand(1000, device="cuda").cpu().numpy()[:10], short)
+
+
+@needs_gpu
+def test_softmax_embedding_index_select_on_device():
+    x = loom.randn(37, 1000, dtype=loom.float64)
+    for dim in (0, 1):
+        for fn in (loom.softmax, loom.log_softmax):
+            _compare(fn(x.cuda(), dim), fn(x, dim), fn.__name__)
+    xg = x.clone().requires_grad_()
+    xc = x.cuda().requires_grad_()
+    w = loom.randn(37, 1000, dtype=loom.float64)
+    (loom.log_softmax(xg, 1) * w).sum().backward()
+    (loom.log_softmax(xc, 1) * w.cuda()).sum().backward()
+    _compare(xc.grad, xg.grad, "log_softmax backward")
+    emb = loom.randn(50, 24)
+    idx = loom.tensor([[3, 0, 49], [7, 7, 1]])
+    _compare(loom.nn.functional.embedding(idx.cuda(), emb.cuda()), loom.nn.functional.embedding(idx, emb), "embedding")
+    _compare(loom.index_select(emb.cuda(), 1, loom.tensor([5, 2]).cuda()), loom.index_select(emb, 1, loom.tensor([5, 2])),
+             "index_select")
+    with pytest.raises(IndexError):
+        loom.index_select(emb.cuda(), 0, loom.tensor([50]).cuda())
+
+
+@needs_gpu
+@pytest.mark.parametrize("shape,dims", [((1000, 37), 0), ((1000, 37), 1), ((7, 300, 5), (0, 2)), ((3, 4, 5), None),
+                                        ((1 << 20,), None), ((4096, 513), 0), ((2, 3), ()), ((0, 4), 0)])
+def test_reductions_match_cpu(shape, dims):
+    x = loom.randn(*shape, dtype=loom.float64)
+    for name in ("sum", "mean", "amax", "amin", "prod"):
+        if name in ("amax", "amin") and 0 in shape:
+            continue
+        fn = getattr(loom, name)
+        kw = {} if dims is None else {"dim": dims}
+        for keep in (False, True):
+            if dims is None and name in ("sum", "mean", "prod"):
+                want, got = fn(x), fn(x.cuda())
+            else:
+                want, got = fn(x, keepdim=keep, **kw), fn(x.cuda(), keepdim=keep, **kw)
+            _compare(got, want, name)
+    xt = x.transpose(0, -1) if len(shape) > 1 else x
+    _compare(loom.sum(xt.cuda(), dim=0), loom.sum(xt, dim=0), "sum of a transposed input")
+
+
+@needs_gpu
+def test_copies_between_devices():
+    a = loom.arange(24, dtype=loom.float32).reshape(2, 3, 4)
+    c = a.cuda()
+    assert c.is_cuda and c.device == loom.device("cuda") and str(c.device) == "cuda:0"
+    np.testing.assert_array_equal(c.cpu().numpy(), a.numpy())
+    np.testing.assert_array_equal(c.transpose(0, 2).cpu().numpy(), a.transpose(0, 2).numpy())   # strided D2H
+    np.testing.assert_array_equal(c.to(loom.int64).cpu().numpy(), a.numpy().astype(np.int64))   # device cast
+    np.testing.assert_array_equal(a.transpose(0, 2).cuda().cpu().numpy(), a.transpose(0, 2).numpy())
+    np.testing.assert_array_equal(a.to("cuda", dtype=loom.float64).cpu().numpy(), a.numpy().astype(np.float64))
+    d = loom.zeros(4, 3, 2, device="cuda").transpose(0, 2)   # non-contiguous destination
+    d.copy_(a)
+    np.testing.assert_array_equal(d.cpu().numpy(), a.numpy())
+    e = loom.empty(2, 3, 4, device="cuda")
+    e.fill_(7)
+    assert e.sum().item() == 7 * 24
+    e[0] = a[1]   # host -> device slice assignment
+    np.testing.assert_array_equal(e[0].cpu().numpy(), a[1].numpy())
+    assert c[1, 2, 3].item() == 23.0 and float(c.sum()) == 276.0
+    assert c.tolist() == a.tolist()
+    assert "device='cuda:0'" in repr(c)
+    f = loom.full((3,), 2.5, device="cuda")
+    np.testing.assert_array_equal(f.cpu().numpy(), [2.5] * 3)
+    for t in (loom.arange(5, device="cuda"), loom.eye(3, device="cuda"), loom.rand(4, device="cuda"),
+              loom.randn(4, device="cuda"), loom.randint(0, 9, (4,), device="cuda"), loom.tensor([1, 2], device="cuda")):
+        assert t.is_cuda
+
+
+@needs_gpu
+def test_big_and_odd_layouts():
+    n = (1 << 22) + 3   # not a multiple of the vector width: the tail path
+    x = loom.randn(n)
+    xc = x.cuda()
+    _compare(loom.exp(xc), loom.exp(x), "exp")
+    _compare(xc[1:] + xc[:-1], x[1:] + x[:-1], "misaligned add")
+    m = loom.randn(513, 257)
+    _compare(m.cuda().t() * 2 + m.cuda().t(), m.t() * 2 + m.t(), "transposed")
+    v = loom.randn(257)
+    _compare(m.cuda() + v.cuda(), m + v, "broadcast")
+    _compare(m.cuda() * 3, m * 3, "scalar")
+    _compare(3 - m.cuda(), 3 - m, "reflected scalar")
+    _compare(m.cuda() + loom.tensor(2.0), m + loom.tensor(2.0), "0-d CPU tensor operand")
+
+
+@needs_gpu
+def test_device_mixing_and_missing_kernels_are_errors():
+    a, b = loom.ones(3).cuda(), loom.ones(3)
+    with pytest.raises(RuntimeError, match="same device"):
+        a + b
+    with pytest.raises(RuntimeError, match="same device"):
+        loom.mm(loom.ones(2, 2).cuda(), loom.ones(2, 2))
+    with pytest.raises(TypeError, match="not implemented for dtype"):
+        loom.nn.functional.conv2d(loom.ones(1, 1, 4, 4, dtype=loom.int64).cuda(), loom.ones(1, 1, 3, 3).cuda())
+    with pytest.raises(TypeError, match="numpy"):
+        a.numpy()
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        loom.ones(1, device="cuda:7")
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [loom.float32, loom.float64])
+def test_matmul_linear_cublas(dtype):
+    rng = np.random.default_rng(0)
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == loom.float32 else dict(rtol=1e-10, atol=1e-10)
+
+    def t(*shape):
+        return loom.tensor(rng.standard_normal(shape)).to(dtype)
+    for a, b in [(t(64, 32), t(32, 48)), (t(5, 64, 32), t(5, 32, 7)), (t(5, 64, 32), t(32, 7)), (t(32), t(32, 9)),
+                 (t(9, 32), t(32)), (t(2, 3, 4, 5), t(3, 5, 6)), (t(31, 17).t(), t(31, 5)), (t(0, 3), t(3, 2))]:
+        np.testing.assert_allclose(loom.matmul(a.cuda(), b.cuda()).cpu().numpy(), loom.matmul(a, b).numpy(), **tol)
+    x, w, bias = t(10, 6, 32), t(16, 32), t(16)
+    np.testing.assert_allclose(loom.nn.functional.linear(x.cuda(), w.cuda(), bias.cuda()).cpu().numpy(),
+                               loom.nn.functional.linear(x, w, bias).numpy(), **tol)
+
+
+@needs_gpu
+def test_autograd_mlp_step_matches_cpu():
+    loom.manual_seed(0)
+    net = loom.nn.Sequential(loom.nn.Linear(20, 32), loom.nn.Tanh(), loom.nn.Linear(32, 3))
+    x, y = loom.randn(16, 20), loom.randn(16, 3)
+    loss = ((net(x) - y) ** 2).mean()
+    loss.backward()
+    grads = [p.grad.numpy().copy() for p in net.parameters()]
+    net.zero_grad()
+    net_c = net.to("cuda")
+    assert all(p.is_cuda for p in net_c.parameters())
+    loss_c = ((net_c(x.cuda()) - y.cuda()) ** 2).mean()
+    loss_c.backward()
+    np.testing.assert_allclose(loss_c.item(), loss.item(), rtol=1e-5)
+    for g, p in zip(grads, net_c.parameters()):
+        assert p.grad.is_cuda
+        np.testing.assert_allclose(p.grad.cpu().numpy(), g, rtol=1e-4, atol=1e-5)
+    opt = loom.optim.SGD(net_c.parameters(), lr=0.1)
+    opt.step()
+
+
+@needs_gpu
+def test_caching_allocator_bookkeeping():
+    loom.cuda.synchronize()
+    base = loom.cuda.memory_allocated()
+    x = loom.empty(1 << 20, device="cuda")   # 4 MiB
+    assert loom.cuda.memory_allocated() - base >= 4 << 20
+    assert loom.cuda.max_memory_allocated() >= loom.cuda.memory_allocated()
+    reserved = loom.cuda.memory_reserved()
+    del x
+    assert loom.cuda.memory_allocated() == base
+    assert loom.cuda.memory_reserved() == reserved   # kept in the cache, not given back
+    y = loom.empty(1 << 20, device="cuda")   # reused without a new cudaMalloc
+    assert loom.cuda.memory_reserved() == reserved
+    del y
+    loom.cuda.empty_cache()
+    assert loom.cuda.memory_reserved() < reserved
+
+
+@needs_gpu
+def test_cuda_array_interface_with_torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("this torch has no CUDA")
+    x = loom.arange(6, dtype=loom.float32, device="cuda").reshape(2, 3)
+    t = torch.as_tensor(x, device="cuda")
+    assert t.data_ptr() == x.data_ptr()   # zero-copy
+    assert t.sum().item() == 15.0
+
+
+@needs_gpu
+def test_dlpack_cuda_both_ways():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("this torch has no CUDA")
+    t = torch.arange(12, dtype=torch.float32, device="cuda").reshape(3, 4)[:, 1:]   # strided
+    x = loom.from_dlpack(t)
+    assert x.is_cuda and x.data_ptr() == t.data_ptr() and x.shape == (3, 3)
+    t.add_(1)   # shared memory: the write shows through
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(x.cpu().numpy(), t.cpu().numpy())
+    y = loom.arange(5, dtype=loom.int64, device="cuda")
+    u = torch.from_dlpack(y)
+    assert u.device.type == "cuda" and u.data_ptr() == y.data_ptr() and u.tolist() == [0, 1, 2, 3, 4]
+    del y   # the capsule's deleter keeps the memory alive for torch
+    assert u.sum().item() == 10
+    with pytest.raises(RuntimeError, match="require gradient"):
+        loom.ones(2, device="cuda", requires_grad=True).__dlpack__()
+
+
+@needs_gpu
+def test_save_load_keeps_the_device(tmp_path):
+    sd = {"w": loom.randn(3, 4, device="cuda"), "b": loom.ones(2)}
+    loom.save(sd, tmp_path / "m.loom")
+    back = loom.load(tmp_path / "m.loom")
+    assert back["w"].is_cuda and not back["b"].is_cuda
+    np.testing.assert_array_equal(back["w"].cpu().numpy(), sd["w"].cpu().numpy())
+    assert not loom.load(tmp_path / "m.loom", map_location="cpu")["w"].is_cuda
+    assert loom.load(tmp_path / "m.loom", map_location={"cpu": "cuda:0"})["b"].is_cuda
+
+
+@needs_gpu
+def test_digits_trains_on_cuda(tmp_path):
+    from loom.examples import digits
+    results = digits.main(["--device", "cuda", "--epochs", "3", "--no-progress", "--out", str(tmp_path)])
+    assert results["mlp"] > 0.85 and results["cnn"] > 0.5
