@@ -58,7 +58,7 @@ def test_explain_names_cuda_coverage():
         return r.stdout
     assert "cuda: generated from the same body" in explain("add")
     assert "cuda: lm_cpu_mm serves it too" in explain("mm")
-    assert "cuda: host fallback: lm_cpu_conv2d on host copies" in explain("conv2d")
+    assert "cuda: host fallback: lm_cpu_gather on host copies" in explain("gather")
     assert "cuda: through its parts" in explain("select")
 
 
@@ -67,7 +67,7 @@ def test_shared_kernels_say_so_in_the_dispatch():
     files = emit.render(MODEL, ROOT / "native")
     shards = "".join(v for k, v in files.items() if k.startswith("ops_shard") and k.endswith(".c"))
     assert "[LM_CUDA] = lm_cpu_mm" in shards and "[LM_CUDA] = lm_cpu_linear" in shards
-    assert "[LM_CUDA] = conv2d_host_fallback" in shards
+    assert "[LM_CUDA] = lm_cpu_conv2d" in shards and "[LM_CUDA] = gather_host_fallback" in shards
 
 
 # ---- with a GPU ------------------------------------------------------------------
@@ -167,6 +167,68 @@ def test_hand_written_and_composite_ops_match_cpu(op):
         _compare(got, want, op.schema.full_name)
     elif isinstance(want, tuple):
         _compare(tuple(got), tuple(want), op.schema.full_name)
+
+
+@needs_gpu
+@pytest.mark.parametrize("n,c,h,w,o,k,kw", [
+    (2, 3, 9, 7, 4, 3, {}), (2, 4, 8, 8, 6, 3, {"stride": 2, "padding": 1}),
+    (1, 4, 10, 9, 4, 3, {"dilation": 2, "padding": 2, "groups": 2}), (3, 2, 5, 5, 3, 1, {}),
+    (2, 6, 7, 6, 6, (3, 2), {"stride": (2, 1), "padding": (1, 0), "groups": 3})])
+def test_conv2d_forward_backward_on_device(n, c, h, w, o, k, kw):
+    kh, kw_ = (k, k) if isinstance(k, int) else k
+    g = kw.get("groups", 1)
+    x = loom.randn(n, c, h, w, dtype=loom.float64, requires_grad=True)
+    wt = loom.randn(o, c // g, kh, kw_, dtype=loom.float64, requires_grad=True)
+    b = loom.randn(o, dtype=loom.float64, requires_grad=True)
+    y = loom.nn.functional.conv2d(x, wt, b, **kw)
+    gy = loom.randn(*y.shape, dtype=loom.float64)
+    (y * gy).sum().backward()
+    xc, wc, bc = (t.detach().cuda().requires_grad_() for t in (x, wt, b))
+    yc = loom.nn.functional.conv2d(xc, wc, bc, **kw)
+    (yc * gy.cuda()).sum().backward()
+    _compare(yc.detach(), y.detach(), "conv2d")
+    for got, want, name in ((xc.grad, x.grad, "d input"), (wc.grad, wt.grad, "d weight"), (bc.grad, b.grad, "d bias")):
+        _compare(got, want, name)
+
+
+@needs_gpu
+@pytest.mark.parametrize("kw", [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+                                {"kernel_size": 3, "stride": 2, "ceil_mode": True}, {"kernel_size": 2, "dilation": 2}])
+def test_max_pool2d_on_device(kw):
+    F = loom.nn.functional
+    x = loom.randn(2, 3, 9, 8, dtype=loom.float64)
+    x[0, 0, 0, :3] = float("nan")
+    x.requires_grad_()
+    y = F.max_pool2d(x, **kw)
+    gy = loom.randn(*y.shape, dtype=loom.float64)
+    (y * gy).sum().backward()
+    xc = x.detach().cuda().requires_grad_()
+    yc = F.max_pool2d(xc, **kw)
+    (yc * gy.cuda()).sum().backward()
+    _compare(yc.detach(), y.detach(), "max_pool2d")
+    _compare(xc.grad, x.grad, "max_pool2d backward")
+    v, i = F.max_pool2d(xc.detach(), return_indices=True, **kw)
+    _compare(i, F.max_pool2d(x.detach(), return_indices=True, **kw)[1], "indices")
+
+
+@needs_gpu
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_and_cross_entropy_on_device(reduction):
+    F = loom.nn.functional
+    x = loom.randn(6, 5, 3, dtype=loom.float64, requires_grad=True)
+    t = loom.tensor([[0, 4, 2], [1, 1, -100], [3, 0, 4], [2, 2, 2], [-100, -100, 0], [4, 3, 1]])
+    w = loom.rand(5, dtype=loom.float64) + 0.5
+    for weight in (None, w):
+        x.grad = None
+        y = F.cross_entropy(x, t, weight=weight, reduction=reduction)
+        (y * 1.5).sum().backward()
+        xc = x.detach().cuda().requires_grad_()
+        yc = F.cross_entropy(xc, t.cuda(), weight=None if weight is None else weight.cuda(), reduction=reduction)
+        (yc * 1.5).sum().backward()
+        _compare(yc.detach(), y.detach(), "cross_entropy")
+        _compare(xc.grad, x.grad, "cross_entropy backward")
+    with pytest.raises(IndexError, match="out of bounds"):
+        F.nll_loss(loom.randn(2, 3).cuda(), loom.tensor([0, 3]).cuda())
 
 
 @needs_gpu
@@ -393,3 +455,34 @@ def test_digits_trains_on_cuda(tmp_path):
     from loom.examples import digits
     results = digits.main(["--device", "cuda", "--epochs", "3", "--no-progress", "--out", str(tmp_path)])
     assert results["mlp"] > 0.85 and results["cnn"] > 0.5
+
+
+@needs_gpu
+def test_device_info_events_and_streams():
+    assert loom.cuda.get_device_name()   # the driver's name for it
+    free, total = loom.cuda.mem_get_info()
+    assert 0 < free <= total
+    start, end = loom.cuda.Event(enable_timing=True), loom.cuda.Event(enable_timing=True)
+    x = loom.randn(1 << 22, device="cuda")
+    start.record()
+    for _ in range(5):
+        x = x * 1.0001
+    end.record()
+    end.synchronize()
+    assert end.query() and start.elapsed_time(end) > 0
+    s = loom.cuda.current_stream()
+    with loom.cuda.stream(s):
+        y = x + 1
+    s.synchronize()
+    assert y.is_cuda
+
+
+@needs_gpu
+def test_pinned_memory_and_loader():
+    x = loom.arange(10, dtype=loom.float32)
+    p = x.pin_memory()
+    assert p.is_pinned() and not x.is_pinned() and p.pin_memory() is p
+    np.testing.assert_array_equal(p.to("cuda", non_blocking=True).cpu().numpy(), x.numpy())
+    ds = loom.utils.data.TensorDataset(loom.randn(8, 3), loom.arange(8))
+    for xb, yb in loom.utils.data.DataLoader(ds, batch_size=4, pin_memory=True):
+        assert xb.is_pinned() and yb.is_pinned()

@@ -76,6 +76,19 @@ typedef struct {
                 void *C, int64_t ldc, int64_t stride_c, int64_t batch, double beta);
     /* a hand-written kernel by name (native/cuda/named.cu; signatures in cuda_kernels.h), or NULL */
     void *(*kernel)(const char *name);
+    /* the device's name and memory (free, total bytes) */
+    int (*device_name)(char *buf, size_t cap);
+    int (*mem_info)(int64_t *free_bytes, int64_t *total_bytes);
+    /* events on the default stream: create (timing on), record, wait for, poll (1 done, 0 not yet), ms between */
+    int (*event_create)(void **ev);
+    void (*event_destroy)(void *ev);
+    int (*event_record)(void *ev);
+    int (*event_synchronize)(void *ev);
+    int (*event_query)(void *ev);
+    int (*event_elapsed)(void *start, void *end, float *ms);
+    /* page-locked host memory (faster copies both ways): NULL when out of memory */
+    void *(*host_alloc)(size_t nbytes);
+    void (*host_free)(void *p);
 } lm_cuda_backend;
 
 #ifdef __cplusplus

@@ -98,6 +98,16 @@ int lm_cuda_empty_cache(void);
 int lm_cuda_blas_open(const char *path);
 void lm_cuda_set_allow_tf32(int on);
 void lm_cuda_manual_seed(uint64_t seed);
+int lm_cuda_device_name(char *buf, size_t cap);
+int lm_cuda_mem_info(int64_t *out);   /* free, total bytes */
+void *lm_cuda_event_create(void);
+void lm_cuda_event_destroy(void *ev);
+int lm_cuda_event_record(void *ev);
+int lm_cuda_event_synchronize(void *ev);
+int lm_cuda_event_query(void *ev);   /* 1 done, 0 pending, -1 error */
+int lm_cuda_event_elapsed(void *start, void *end, float *ms);
+lm_tensor *lm_pin_memory(lm_tensor *t);   /* a page-locked (pinned) host copy of t */
+bool lm_is_pinned(const lm_tensor *t);
 /* cdef-end */
 
 #define LM_FLAG_WRAPPED_NUMBER 1   /* a Python scalar: weak in type promotion */

@@ -7,6 +7,7 @@
 #include "loom_ops.h"
 #include "conv_run.h"
 #include "int_pair.h"
+#include "cuda_host.h"
 
 typedef lm_conv_geom geom;
 
@@ -46,6 +47,13 @@ static int check4d(const char *what, const lm_tensor *t) {
     return t->ndim == 4 ? 0 : lm_set_error(LM_ERR_VALUE, "expected 4-D %s (N, C, H, W), got a %dD tensor", what, t->ndim);
 }
 
+/* the product on the operands' device: the CPU's threaded driver, or CUDA's columns + cuBLAS */
+static int run_on(int device, lm_conv_kind kind, const geom *G, int dt, const char *a, const char *b,
+                  const char *bias, int64_t bias_stride, char *out) {
+    if (device == LM_CUDA) return lm_cuda_conv_run(kind, G, dt, a, b, bias, bias_stride, out);
+    return lm_conv_run(kind, G, dt, a, b, bias, bias_stride, out);
+}
+
 /* one call's tensors, released together */
 static lm_tensor *finish(lm_tensor *out, int rc, lm_tensor *a, lm_tensor *b) {
     lm_release(a);
@@ -54,7 +62,7 @@ static lm_tensor *finish(lm_tensor *out, int rc, lm_tensor *a, lm_tensor *b) {
     return out;
 }
 
-/* serves: floating */
+/* serves: floating; devices: cpu, cuda */
 lm_tensor *lm_cpu_conv2d(lm_tensor *input, lm_tensor *weight, lm_tensor *bias, const int64_t *stride,
                          int64_t stride_len, const int64_t *padding, int64_t padding_len, const int64_t *dilation,
                          int64_t dilation_len, int64_t groups) {
@@ -76,7 +84,7 @@ lm_tensor *lm_cpu_conv2d(lm_tensor *input, lm_tensor *weight, lm_tensor *bias, c
     lm_tensor *out = lm_empty(4, oshape, input->dtype, input->device);
     lm_tensor *x = lm_contiguous(input), *w = lm_contiguous(weight);
     if (!out || !x || !w) return finish(out, -1, x, w);
-    int rc = lm_conv_run(LM_CONV_FORWARD, &G, input->dtype, lm_bytes(x), lm_bytes(w), bias ? lm_bytes(bias) : NULL,
+    int rc = run_on(input->device, LM_CONV_FORWARD, &G, input->dtype, lm_bytes(x), lm_bytes(w), bias ? lm_bytes(bias) : NULL,
                          bias ? bias->strides[0] : 0, lm_bytes(out));
     return finish(out, rc, x, w);
 }
@@ -98,7 +106,7 @@ static int check_grad(const geom *G, const lm_tensor *grad) {
     return 0;
 }
 
-/* d input = col2im(W_g^T @ grad_g) (serves: floating) */
+/* d input = col2im(W_g^T @ grad_g) (serves: floating; devices: cpu, cuda) */
 lm_tensor *lm_cpu_conv2d_backward_input(lm_tensor *grad, lm_tensor *weight, const int64_t *input_size,
                                         int64_t input_size_len, const int64_t *stride, int64_t stride_len,
                                         const int64_t *padding, int64_t padding_len, const int64_t *dilation,
@@ -112,11 +120,11 @@ lm_tensor *lm_cpu_conv2d_backward_input(lm_tensor *grad, lm_tensor *weight, cons
     lm_tensor *dx = lm_empty(4, input_size, grad->dtype, grad->device);
     lm_tensor *gy = lm_contiguous(grad), *w = lm_contiguous(weight);
     if (!dx || !gy || !w) return finish(dx, -1, gy, w);
-    int rc = lm_conv_run(LM_CONV_BACKWARD_INPUT, &G, grad->dtype, lm_bytes(gy), lm_bytes(w), NULL, 0, lm_bytes(dx));
+    int rc = run_on(grad->device, LM_CONV_BACKWARD_INPUT, &G, grad->dtype, lm_bytes(gy), lm_bytes(w), NULL, 0, lm_bytes(dx));
     return finish(dx, rc, gy, w);
 }
 
-/* d weight_g = sum over samples of grad_g @ col^T (serves: floating) */
+/* d weight_g = sum over samples of grad_g @ col^T (serves: floating; devices: cpu, cuda) */
 lm_tensor *lm_cpu_conv2d_backward_weight(lm_tensor *grad, lm_tensor *input, const int64_t *weight_size,
                                          int64_t weight_size_len, const int64_t *stride, int64_t stride_len,
                                          const int64_t *padding, int64_t padding_len, const int64_t *dilation,
@@ -130,6 +138,6 @@ lm_tensor *lm_cpu_conv2d_backward_weight(lm_tensor *grad, lm_tensor *input, cons
     lm_tensor *dw = lm_empty(4, weight_size, grad->dtype, grad->device);
     lm_tensor *gy = lm_contiguous(grad), *x = lm_contiguous(input);
     if (!dw || !gy || !x) return finish(dw, -1, gy, x);
-    int rc = lm_conv_run(LM_CONV_BACKWARD_WEIGHT, &G, grad->dtype, lm_bytes(gy), lm_bytes(x), NULL, 0, lm_bytes(dw));
+    int rc = run_on(grad->device, LM_CONV_BACKWARD_WEIGHT, &G, grad->dtype, lm_bytes(gy), lm_bytes(x), NULL, 0, lm_bytes(dw));
     return finish(dw, rc, gy, x);
 }

@@ -4,6 +4,8 @@
 #include <string.h>
 #include "loom.h"
 #include "loom_ops.h"
+#include "alloc.h"
+#include "cuda_host.h"
 
 enum { RED_NONE, RED_MEAN, RED_SUM };
 
@@ -62,7 +64,40 @@ static int bad_target(int64_t t, int64_t C) {
     return lm_set_error(LM_ERR_INDEX, "Target %lld is out of bounds.", (long long)t);
 }
 
-/* serves: floating */
+/* On a device: the targets (and weights) are checked, and the mean's weight total taken, on
+ * host copies of them (short vectors); the elements stay on the device. */
+static int device_targets(lm_tensor *t, lm_tensor *w, const nll_geom *G, int64_t ignore_index, double *wsum) {
+    lm_tensor *ht = lm_to_host(t), *hw = w && ht ? lm_to_host(w) : NULL;
+    int err = !ht || (w && !hw);
+    *wsum = 0;
+    for (int64_t k = 0; !err && k < G->N * G->D; k++) {
+        int64_t c = ((const int64_t *)lm_bytes(ht))[k];
+        if (c == ignore_index) continue;
+        if (c < 0 || c >= G->C) { err = bad_target(c, G->C); break; }
+        *wsum += !hw ? 1.0 : hw->dtype == LM_FLOAT32 ? (double)((const float *)lm_bytes(hw))[c]
+                                                      : ((const double *)lm_bytes(hw))[c];
+    }
+    lm_release(ht);
+    lm_release(hw);
+    return err ? -1 : 0;
+}
+
+static lm_tensor *device_nll(lm_tensor *self, const nll_geom *G, lm_tensor *x, lm_tensor *t, lm_tensor *w,
+                             int64_t ignore_index, lm_tensor *out) {
+    double wsum;
+    int64_t n = G->N * G->D;
+    if (device_targets(t, w, G, ignore_index, &wsum)) { lm_release(out); return NULL; }
+    lm_tensor *vals = G->red != RED_NONE ? lm_empty(1, &n, self->dtype, self->device) : NULL;
+    int err = (G->red != RED_NONE && !vals) ||
+              lm_cuda_nll_run(self->dtype, false, G->N, G->C, G->D, lm_bytes(x), (const int64_t *)lm_bytes(t),
+                              w ? lm_bytes(w) : NULL, ignore_index, G->red, G->red == RED_MEAN ? 1.0 / wsum : 1.0,
+                              vals ? lm_bytes(vals) : NULL, lm_bytes(out));
+    lm_release(vals);
+    if (err) { lm_release(out); return NULL; }
+    return out;
+}
+
+/* serves: floating; devices: cpu, cuda */
 lm_tensor *lm_cpu_nll_loss(lm_tensor *self, lm_tensor *target, lm_tensor *weight, const char *reduction,
                            int64_t ignore_index) {
     nll_geom G;
@@ -73,6 +108,10 @@ lm_tensor *lm_cpu_nll_loss(lm_tensor *self, lm_tensor *target, lm_tensor *weight
     out = G.red == RED_NONE ? lm_empty(target->ndim, target->shape, self->dtype, self->device)
                             : lm_empty(0, NULL, self->dtype, self->device);
     if (!out) goto done;
+    if (self->device == LM_CUDA) {
+        out = device_nll(self, &G, x, t, w, ignore_index, out);
+        goto done;
+    }
     const int64_t *tp = (const int64_t *)lm_bytes(t);
     int err = 0;
     LM_DISPATCH_FLOAT(self->dtype, T, ,
@@ -98,7 +137,7 @@ done:
     return out;
 }
 
-/* serves: floating */
+/* serves: floating; devices: cpu, cuda */
 lm_tensor *lm_cpu_nll_loss_backward(lm_tensor *grad_output, lm_tensor *self, lm_tensor *target, lm_tensor *weight,
                                     const char *reduction, int64_t ignore_index) {
     nll_geom G;
@@ -116,7 +155,18 @@ lm_tensor *lm_cpu_nll_loss_backward(lm_tensor *grad_output, lm_tensor *self, lm_
     if (!g || !t || (weight && !w)) goto done;
     dx = lm_empty(self->ndim, self->shape, self->dtype, self->device);
     if (!dx) goto done;
-    memset(lm_bytes(dx), 0, (size_t)lm_numel(dx) * lm_itemsize(dx->dtype));
+    lm_allocator_for(dx->device)->zero(lm_bytes(dx), (size_t)lm_numel(dx) * lm_itemsize(dx->dtype));
+    if (self->device == LM_CUDA) {
+        double wsum;
+        if (device_targets(t, w, &G, ignore_index, &wsum) ||
+            lm_cuda_nll_run(self->dtype, true, G.N, G.C, G.D, lm_bytes(g), (const int64_t *)lm_bytes(t),
+                            w ? lm_bytes(w) : NULL, ignore_index, G.red, G.red == RED_MEAN ? 1.0 / wsum : 1.0, NULL,
+                            lm_bytes(dx))) {
+            lm_release(dx);
+            dx = NULL;
+        }
+        goto done;
+    }
     const int64_t *tp = (const int64_t *)lm_bytes(t);
     int err = 0;
     LM_DISPATCH_FLOAT(self->dtype, T, ,

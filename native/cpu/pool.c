@@ -9,6 +9,8 @@
 #include "loom_ops.h"
 #include "iter.h"
 #include "int_pair.h"
+#include "alloc.h"
+#include "cuda_host.h"
 
 typedef struct { int64_t planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw; int ndim; } pgeom;
 
@@ -68,6 +70,7 @@ static lm_tensor *pooled(const lm_tensor *t, const pgeom *G, int dtype) {
     return lm_empty(t->ndim, shape, dtype, t->device);
 }
 
+/* devices: cpu, cuda */
 int lm_cpu_max_pool2d_with_indices(lm_tensor *self, const int64_t *kernel_size, int64_t kernel_size_len,
                                    const int64_t *stride, int64_t stride_len, const int64_t *padding,
                                    int64_t padding_len, const int64_t *dilation, int64_t dilation_len, bool ceil_mode,
@@ -78,6 +81,15 @@ int lm_cpu_max_pool2d_with_indices(lm_tensor *self, const int64_t *kernel_size, 
         return -1;
     lm_tensor *x = lm_contiguous(self), *vals = pooled(self, &G, self->dtype), *idx = pooled(self, &G, LM_INT64);
     if (!x || !vals || !idx) { lm_release(x); lm_release(vals); lm_release(idx); return -1; }
+    if (self->device == LM_CUDA) {
+        lm_cuda_pool_geom cg = {G.planes, G.H, G.W, G.OH, G.OW, G.kh, G.kw, G.sh, G.sw, G.ph, G.pw, G.dh, G.dw};
+        int err = lm_cuda_max_pool_run(self->dtype, &cg, lm_bytes(x), lm_bytes(vals), (int64_t *)lm_bytes(idx));
+        lm_release(x);
+        if (err) { lm_release(vals); lm_release(idx); return -1; }
+        out[0] = vals;
+        out[1] = idx;
+        return 0;
+    }
     const pgeom g = G;
     bool par = lm_should_parallelize(g.planes * g.OH * g.OW * g.kh * g.kw);
     /* each output row's and column's in-bounds taps, computed once (divisions are slow) */
@@ -156,7 +168,7 @@ int lm_cpu_max_pool2d_with_indices(lm_tensor *self, const int64_t *kernel_size, 
     return 0;
 }
 
-/* grad (shape of the pooled output) added into zeros shaped like self at indices */
+/* grad (shape of the pooled output) added into zeros shaped like self at indices (devices: cpu, cuda) */
 lm_tensor *lm_cpu_max_pool2d_backward(lm_tensor *grad_output, lm_tensor *self, lm_tensor *indices) {
     pgeom G;
     if (planes_of(self, &G)) return NULL;
@@ -173,9 +185,24 @@ lm_tensor *lm_cpu_max_pool2d_backward(lm_tensor *grad_output, lm_tensor *self, l
     lm_tensor *g = lm_contiguous(grad_output), *ix = lm_contiguous(indices), *dx = lm_empty_like(self, grad_output->dtype);
     if (!g || !ix || !dx) { lm_release(g); lm_release(ix); lm_release(dx); return NULL; }
     int64_t item = (int64_t)lm_itemsize(dx->dtype);
-    memset(lm_bytes(dx), 0, (size_t)(lm_numel(dx) * item));
+    lm_allocator_for(dx->device)->zero(lm_bytes(dx), (size_t)(lm_numel(dx) * item));
     const int64_t *ip = (const int64_t *)lm_bytes(ix);
     int bad = 0;
+    if (dx->device == LM_CUDA) {
+        bool off = false;
+        int err = !lm_is_floating(dx->dtype)
+                      ? lm_set_error(LM_ERR_NOTIMPL, "max_pool2d_backward on cuda: floating dtypes only, got %s",
+                                     lm_dtype_name(dx->dtype))
+                      : lm_cuda_max_pool_backward_run(dx->dtype, G.planes, OL, HW, lm_bytes(g), ip, lm_bytes(dx), &off);
+        lm_release(g);
+        lm_release(ix);
+        if (err || off) {
+            lm_release(dx);
+            if (off) lm_set_error(LM_ERR_INDEX, "indices out of range for a %lld x %lld plane", (long long)G.H, (long long)G.W);
+            return NULL;
+        }
+        return dx;
+    }
     LM_DISPATCH(dx->dtype, T, ,
         const T *gp = (const T *)lm_bytes(g);
         T *dp = (T *)lm_bytes(dx);
@@ -362,6 +389,15 @@ int lm_cpu_adaptive_max_pool2d(lm_tensor *self, const int64_t *output_size, int6
     G.OW = os[1];
     lm_tensor *x = lm_contiguous(self), *vals = pooled(self, &G, self->dtype), *idx = pooled(self, &G, LM_INT64);
     if (!x || !vals || !idx) { lm_release(x); lm_release(vals); lm_release(idx); return -1; }
+    if (self->device == LM_CUDA) {
+        lm_cuda_pool_geom cg = {G.planes, G.H, G.W, G.OH, G.OW, G.kh, G.kw, G.sh, G.sw, G.ph, G.pw, G.dh, G.dw};
+        int err = lm_cuda_max_pool_run(self->dtype, &cg, lm_bytes(x), lm_bytes(vals), (int64_t *)lm_bytes(idx));
+        lm_release(x);
+        if (err) { lm_release(vals); lm_release(idx); return -1; }
+        out[0] = vals;
+        out[1] = idx;
+        return 0;
+    }
     const pgeom g = G;
     bool par = lm_should_parallelize(g.planes * (g.H * g.W + g.OH * g.OW));
     void *gil = par ? lm_gil_release() : NULL;

@@ -1,5 +1,5 @@
 /* The hand-written CUDA kernels' C signatures, shared by the CUDA library
- * (which defines them in native/cuda/*.cu and lists them by name in
+ * (which defines them in native/cuda/ (conv.cu, nn.cu, random.cu) and lists them by name in
  * named.cu) and loom._C (which looks each up once by name through
  * lm_cuda_kernel). Each returns 0 or a CUDA error code. Tensors arrive
  * contiguous; float32 and float64 unless said otherwise. */
@@ -28,6 +28,23 @@ typedef int (*lm_cuda_random_fn)(int kind, int dtype, void *out, int64_t n, uint
  * consts = beta1, 1 - beta1, beta2, 1 - beta2, eps, step size, 1/sqrt(bias correction 2),
  * decoupled shrink, L2 weight decay, sign (native/cpu/optim.c has the arithmetic) */
 typedef int (*lm_cuda_adam_fn)(int dtype, int64_t n, void *p, const void *g, void *m, void *v, const double *consts);
+
+/* nll_loss over (N, C, D) log-probabilities a and int64 targets t (checked), weight w or NULL.
+ * forward: red 0 writes N*D values into out; else out[0] = scale * their sum (vals: N*D scratch).
+ * backward: a is the incoming gradient (N*D values for red 0, else one); dx = out, zeroed by the
+ * caller, gets -w[c] * g * scale at each target */
+typedef int (*lm_cuda_nll_fn)(int dtype, int backward, int64_t N, int64_t C, int64_t D, const void *a,
+                              const int64_t *t, const void *w, int64_t ignore, int red, double scale, void *vals,
+                              void *out);
+
+/* max_pool2d over planes of H x W (native/cpu/pool.c's geometry) */
+typedef struct { int64_t planes, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw; } lm_cuda_pool_geom;
+/* values and int64 flat indices (h * W + w) of each window's maximum; x contiguous */
+typedef int (*lm_cuda_max_pool_fn)(int dtype, const lm_cuda_pool_geom *G, const void *x, void *vals, int64_t *idx);
+/* dx (zeroed, planes x HW) += g (planes x OL) at idx; an index off the plane sets *bad (device int).
+ * float32 and float64 */
+typedef int (*lm_cuda_max_pool_backward_fn)(int dtype, int64_t planes, int64_t OL, int64_t HW, const void *g,
+                                            const int64_t *idx, void *dx, int *bad);
 
 /* conv2d's geometry (native/cpu/conv_cols.h's lm_conv_geom, field for field) */
 typedef struct {

@@ -37,6 +37,10 @@ int lm_cuda_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b,
     if (!layout(M, K, a.rs, a.cs, &ta, &lda) || !layout(K, N, b.rs, b.cs, &tb, &ldb))
         return lm_set_error(LM_ERR_RUNTIME, "matmul: an operand's strides fit no cuBLAS layout (make it contiguous)");
     if (M == 0 || N == 0 || batch == 0) return 0;
+    int64_t lim = (int64_t)1 << 31;
+    if (M >= lim || N >= lim || K >= lim || lda >= lim || ldb >= lim || ldc >= lim || batch >= lim)
+        return lm_set_error(LM_ERR_VALUE, "matmul: a dimension of %lld x %lld x %lld (batch %lld) is too large for "
+                            "cuBLAS (must be < 2^31)", (long long)M, (long long)N, (long long)K, (long long)batch);
     /* C^T (N x M) = B^T (N x K) A^T (K x M), all column-major */
     return lm_cuda_check(B->gemm(dtype, tb, ta, N, M, K, b.p, ldb, stride_b, a.p, lda, stride_a, c, ldc, stride_c,
                                  batch, accumulate ? 1.0 : 0.0), "matmul (cuBLAS)");

@@ -51,3 +51,32 @@ int lm_cuda_adam_run(int dtype, int64_t n, void *p, const void *g, void *m, void
     if (!k && !(k = (lm_cuda_adam_fn)lm_cuda_kernel("adam"))) return -1;
     return lm_cuda_check(k(dtype, n, p, g, m, v, consts), "adam_step_");
 }
+
+int lm_cuda_nll_run(int dtype, bool backward, int64_t N, int64_t C, int64_t D, const void *a, const int64_t *t,
+                    const void *w, int64_t ignore, int red, double scale, void *vals, void *out) {
+    static lm_cuda_nll_fn k;
+    if (!k && !(k = (lm_cuda_nll_fn)lm_cuda_kernel("nll"))) return -1;
+    return lm_cuda_check(k(dtype, backward, N, C, D, a, t, w, ignore, red, scale, vals, out),
+                         backward ? "nll_loss_backward" : "nll_loss");
+}
+
+int lm_cuda_max_pool_run(int dtype, const lm_cuda_pool_geom *G, const void *x, void *vals, int64_t *idx) {
+    static lm_cuda_max_pool_fn k;
+    if (!k && !(k = (lm_cuda_max_pool_fn)lm_cuda_kernel("max_pool"))) return -1;
+    return lm_cuda_check(k(dtype, G, x, vals, idx), "max_pool2d");
+}
+
+int lm_cuda_max_pool_backward_run(int dtype, int64_t planes, int64_t OL, int64_t HW, const void *g,
+                                  const int64_t *idx, void *dx, bool *bad) {
+    static lm_cuda_max_pool_backward_fn k;
+    if (!k && !(k = (lm_cuda_max_pool_backward_fn)lm_cuda_kernel("max_pool_backward"))) return -1;
+    int64_t one = 1;
+    lm_tensor *flag = lm_empty(1, &one, LM_INT32, LM_CUDA);
+    lm_scalar v;
+    int err = !flag || lm_cuda_check(lm_cuda_backend_loaded()->memset0(lm_bytes(flag), 4), "max_pool2d_backward") ||
+              lm_cuda_check(k(dtype, planes, OL, HW, g, idx, dx, (int *)lm_bytes(flag)), "max_pool2d_backward") ||
+              lm_item(flag, &v);
+    *bad = !err && v.i != 0;
+    lm_release(flag);
+    return err ? -1 : 0;
+}

@@ -293,3 +293,52 @@ int lm_cuda_blas_open(const char *path) {
 }
 
 void lm_cuda_set_allow_tf32(int on) { if (B) B->set_allow_tf32(on); }
+
+int lm_cuda_device_name(char *buf, size_t cap) {
+    buf[0] = 0;
+    return B ? lm_cuda_check(B->device_name(buf, cap), "get_device_name") : lm_set_error(LM_ERR_RUNTIME, "CUDA is not initialized");
+}
+
+int lm_cuda_mem_info(int64_t *out) {
+    out[0] = out[1] = 0;
+    return B ? lm_cuda_check(B->mem_info(&out[0], &out[1]), "mem_get_info") : lm_set_error(LM_ERR_RUNTIME, "CUDA is not initialized");
+}
+
+void *lm_cuda_event_create(void) {
+    void *ev = NULL;
+    if (!B) { lm_set_error(LM_ERR_RUNTIME, "CUDA is not initialized"); return NULL; }
+    return lm_cuda_check(B->event_create(&ev), "Event") ? NULL : ev;
+}
+
+void lm_cuda_event_destroy(void *ev) { if (B) B->event_destroy(ev); }
+int lm_cuda_event_record(void *ev) { return lm_cuda_check(B->event_record(ev), "Event.record"); }
+int lm_cuda_event_synchronize(void *ev) { return lm_cuda_check(B->event_synchronize(ev), "Event.synchronize"); }
+
+int lm_cuda_event_query(void *ev) {
+    int r = B->event_query(ev);
+    return r < 0 ? lm_cuda_check(-r, "Event.query") : r;
+}
+
+int lm_cuda_event_elapsed(void *start, void *end, float *ms) {
+    return lm_cuda_check(B->event_elapsed(start, end, ms), "Event.elapsed_time");
+}
+
+/* page-locked copies of host tensors: storages freed through pinned_free, which is how
+ * lm_is_pinned knows them */
+static void pinned_free(void *p) { if (B) B->host_free(p); }
+
+lm_tensor *lm_pin_memory(lm_tensor *t) {
+    if (t->device != LM_CPU) { lm_set_error(LM_ERR_RUNTIME, "cannot pin '%s' memory: only dense CPU tensors can be pinned", lm_device_name(t->device)); return NULL; }
+    if (!B) { lm_set_error(LM_ERR_RUNTIME, "pin_memory needs CUDA: CUDA is not initialized"); return NULL; }
+    size_t nbytes = (size_t)lm_numel(t) * lm_itemsize(t->dtype);
+    void *p = B->host_alloc(nbytes);
+    if (!p) { lm_set_error(LM_ERR_MEMORY, "out of page-locked host memory (%zu bytes)", nbytes); return NULL; }
+    int64_t strides[LM_MAX_DIMS];
+    lm_contiguous_strides(t->ndim, t->shape, strides);
+    lm_tensor *out = lm_from_blob(p, t->ndim, t->shape, strides, t->dtype, LM_CPU, pinned_free, p);
+    if (!out) { B->host_free(p); return NULL; }
+    if (lm_copy_into(out, t)) { lm_release(out); return NULL; }
+    return out;
+}
+
+bool lm_is_pinned(const lm_tensor *t) { return t->storage->deleter == pinned_free; }

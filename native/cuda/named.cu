@@ -12,6 +12,10 @@ int lm_cuda_k_adam(int, int64_t, void *, const void *, void *, void *, const dou
 int lm_cuda_k_im2col(int, const lm_cuda_conv_geom *, const void *, int64_t, void *, int64_t, int64_t);
 int lm_cuda_k_col2im(int, const lm_cuda_conv_geom *, const void *, int64_t, void *, int64_t, int64_t);
 int lm_cuda_k_bias_fill(int, int64_t, int64_t, int64_t, const void *, int64_t, void *);
+int lm_cuda_k_max_pool(int, const lm_cuda_pool_geom *, const void *, void *, int64_t *);
+int lm_cuda_k_max_pool_backward(int, int64_t, int64_t, int64_t, const void *, const int64_t *, void *, int *);
+int lm_cuda_k_nll(int, int, int64_t, int64_t, int64_t, const void *, const int64_t *, const void *, int64_t, int, double,
+                  void *, void *);
 }
 
 namespace {
@@ -24,6 +28,9 @@ const Named table[] = {
     {"im2col", (void *)(lm_cuda_im2col_fn)lm_cuda_k_im2col},
     {"col2im", (void *)(lm_cuda_im2col_fn)lm_cuda_k_col2im},
     {"bias_fill", (void *)(lm_cuda_bias_fill_fn)lm_cuda_k_bias_fill},
+    {"nll", (void *)(lm_cuda_nll_fn)lm_cuda_k_nll},
+    {"max_pool", (void *)(lm_cuda_max_pool_fn)lm_cuda_k_max_pool},
+    {"max_pool_backward", (void *)(lm_cuda_max_pool_backward_fn)lm_cuda_k_max_pool_backward},
 };
 }  // namespace
 

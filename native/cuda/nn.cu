@@ -145,6 +145,54 @@ int index_rows_as(int item, int64_t outer, int64_t nidx, int64_t inner, int64_t 
     return (int)cudaGetLastError();
 }
 
+/* nll_loss: element k = (n, d) picks class t[k] of row n; ignored targets give 0 */
+template <class T>
+__global__ void nll_forward_kernel(int64_t N, int64_t C, int64_t D, const T *x, const int64_t *t, const T *w,
+                                   int64_t ignore, T *vals) {
+    int64_t k = (int64_t)blockIdx.x * kThreads + threadIdx.x;
+    if (k >= N * D) return;
+    int64_t c = t[k], n = k / D, d = k % D;
+    vals[k] = c == ignore ? (T)0 : -(w ? w[c] : (T)1) * x[(n * C + c) * D + d];
+}
+
+/* out[0] = scale * the sum of n values (one block: losses are short vectors) */
+template <class T>
+__global__ void sum_scaled_kernel(int64_t n, const T *vals, T *out, double scale) {
+    __shared__ double smem[kThreads / 32];
+    double s = 0;
+    for (int64_t i = threadIdx.x; i < n; i += kThreads) s += (double)vals[i];
+    s = block_all<double, false>(s, smem);
+    if (threadIdx.x == 0) out[0] = (T)(s * scale);
+}
+
+template <class T>
+__global__ void nll_backward_kernel(int64_t N, int64_t C, int64_t D, const T *g, int per_element, const int64_t *t,
+                                    const T *w, int64_t ignore, double scale, T *dx) {
+    int64_t k = (int64_t)blockIdx.x * kThreads + threadIdx.x;
+    if (k >= N * D) return;
+    int64_t c = t[k], n = k / D, d = k % D;
+    if (c == ignore) return;
+    T gv = per_element ? g[k] : g[0];
+    dx[(n * C + c) * D + d] = -(w ? w[c] : (T)1) * gv * (T)scale;
+}
+
+template <class T>
+int nll_launch(int backward, int64_t N, int64_t C, int64_t D, const void *a, const int64_t *t, const void *w,
+               int64_t ignore, int red, double scale, void *vals, void *out) {
+    int64_t n = N * D;
+    unsigned blocks = (unsigned)((n + kThreads - 1) / kThreads);
+    if (n == 0 && backward) return 0;
+    if (backward) {
+        nll_backward_kernel<T><<<blocks, kThreads>>>(N, C, D, (const T *)a, red == 0, t, (const T *)w, ignore, scale,
+                                                     (T *)out);
+        return (int)cudaGetLastError();
+    }
+    if (n) nll_forward_kernel<T><<<blocks, kThreads>>>(N, C, D, (const T *)a, t, (const T *)w, ignore,
+                                                       (T *)(red == 0 ? out : vals));
+    if (red != 0) sum_scaled_kernel<T><<<1, kThreads>>>(n, (const T *)vals, (T *)out, scale);
+    return (int)cudaGetLastError();
+}
+
 /* one Adam/AdamW step over one parameter's elements: the CPU kernel's arithmetic (native/cpu/optim.c) */
 struct AdamConsts { double c[10]; };
 
@@ -176,6 +224,14 @@ extern "C" int lm_cuda_k_adam(int dtype, int64_t n, void *p, const void *g, void
     else
         return (int)cudaErrorInvalidValue;
     return (int)cudaGetLastError();
+}
+
+extern "C" int lm_cuda_k_nll(int dtype, int backward, int64_t N, int64_t C, int64_t D, const void *a,
+                             const int64_t *t, const void *w, int64_t ignore, int red, double scale, void *vals,
+                             void *out) {
+    if (dtype == LM_FLOAT32) return nll_launch<float>(backward, N, C, D, a, t, w, ignore, red, scale, vals, out);
+    if (dtype == LM_FLOAT64) return nll_launch<double>(backward, N, C, D, a, t, w, ignore, red, scale, vals, out);
+    return (int)cudaErrorInvalidValue;
 }
 
 extern "C" int lm_cuda_k_softmax(int dtype, int64_t outer, int64_t R, int64_t inner, const void *a, const void *y,

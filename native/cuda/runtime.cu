@@ -155,6 +155,39 @@ static int copy_cast(const lm_cuda_pw_args *a, int dst, int src) {
     return cast_table[dst][src](a);
 }
 
+static int device_name(char *buf, size_t cap) {
+    cudaDeviceProp p;
+    cudaError_t e = cudaGetDeviceProperties(&p, 0);
+    if (e == cudaSuccess) snprintf(buf, cap, "%s", p.name);
+    return (int)e;
+}
+
+static int mem_info(int64_t *free_bytes, int64_t *total_bytes) {
+    size_t f = 0, t = 0;
+    cudaError_t e = cudaMemGetInfo(&f, &t);
+    *free_bytes = (int64_t)f;
+    *total_bytes = (int64_t)t;
+    return (int)e;
+}
+
+static int event_create(void **ev) { return (int)cudaEventCreate((cudaEvent_t *)ev); }
+static void event_destroy(void *ev) { if (ev) cudaEventDestroy((cudaEvent_t)ev); }
+static int event_record(void *ev) { return (int)cudaEventRecord((cudaEvent_t)ev, 0); }
+static int event_synchronize(void *ev) { return (int)cudaEventSynchronize((cudaEvent_t)ev); }
+static int event_query(void *ev) {
+    cudaError_t e = cudaEventQuery((cudaEvent_t)ev);
+    if (e == cudaErrorNotReady) { cudaGetLastError(); return 0; }
+    return e == cudaSuccess ? 1 : -(int)e;
+}
+static int event_elapsed(void *a, void *b, float *ms) { return (int)cudaEventElapsedTime(ms, (cudaEvent_t)a, (cudaEvent_t)b); }
+
+static void *host_alloc(size_t n) {
+    void *p = nullptr;
+    if (cudaHostAlloc(&p, n ? n : 1, cudaHostAllocDefault) != cudaSuccess) { cudaGetLastError(); return nullptr; }
+    return p;
+}
+static void host_free(void *p) { if (p) cudaFreeHost(p); }
+
 static const lm_cuda_backend backend = {
     LM_CUDA_ABI_VERSION, LM_NUM_DTYPES, LM_MAX_DIMS,
     error_string, device_count, synchronize,
@@ -163,6 +196,9 @@ static const lm_cuda_backend backend = {
     lm_cuda_pw_shards, lm_cuda_red_shards, 0,
     lm_blas_open, lm_blas_set_allow_tf32, lm_blas_gemm,
     lm_cuda_named_kernel,
+    device_name, mem_info,
+    event_create, event_destroy, event_record, event_synchronize, event_query, event_elapsed,
+    host_alloc, host_free,
 };
 
 const lm_cuda_backend *lm_cuda_backend_get(void) {

@@ -13,7 +13,7 @@ from . import cuda
 from ._C import ffi, lib
 from ._dtype import BY_CODE
 from ._errors import raise_error
-from ._tensor import _export_cuda, _new
+from ._tensor import _export_cuda, _lazy_cuda, _new
 
 KDL_CUDA = 2
 
@@ -147,3 +147,4 @@ def consume(capsule, lend):
 
 
 _export_cuda[0] = export
+_lazy_cuda[0] = cuda._lazy_init

@@ -241,8 +241,23 @@ class Tensor(_autograd.TensorBase):
     def cpu(self):
         return self if self._h.device == lib.LM_CPU else self.to("cpu")
 
-    def cuda(self):
-        return self.to("cuda")
+    def pin_memory(self, device=None):
+        """A copy in page-locked host memory (faster copies to and from the GPU); self if already."""
+        if self.is_pinned():
+            return self
+        _lazy_cuda[0]()
+        h = lib.lm_pin_memory(self._h)
+        if not h:
+            raise_error("pin_memory")
+        return _new(h)
+
+    def is_pinned(self, device=None):
+        return bool(lib.lm_is_pinned(self._h))
+
+    def cuda(self, device=None, non_blocking=False):
+        if isinstance(device, int):
+            device = f"cuda:{device}"
+        return self.to("cuda" if device is None else device, non_blocking=non_blocking)
 
     @property
     def T(self):
@@ -253,8 +268,10 @@ class Tensor(_autograd.TensorBase):
         return self.transpose(-2, -1)
 
 
-# loom._dlpack_cuda's exporter of CUDA tensors (it imports this module, so it registers itself)
+# loom._dlpack_cuda's exporter of CUDA tensors and loom.cuda's loader (they import this module,
+# so they register themselves)
 _export_cuda = [None]
+_lazy_cuda = [None]
 
 
 class GradTensor(Tensor):

@@ -64,7 +64,19 @@ def current_device():
 
 def get_device_name(device=None):
     _lazy_init()
-    return "CUDA device 0"
+    buf = ffi.new("char[256]")
+    if lib.lm_cuda_device_name(buf, 256):
+        raise_error("cuda.get_device_name")
+    return ffi.string(buf).decode()
+
+
+def mem_get_info(device=None):
+    """(free, total) bytes of the device's memory, as the driver reports them."""
+    _lazy_init()
+    out = ffi.new("int64_t[2]")
+    if lib.lm_cuda_mem_info(out):
+        raise_error("cuda.mem_get_info")
+    return int(out[0]), int(out[1])
 
 
 def synchronize(device=None):
@@ -135,3 +147,101 @@ def _cublas_hint():
                 if os.path.exists(p):
                     return p
     return None
+
+
+class Event:
+    """A point in the device's work (the default stream's), as torch.cuda.Event: record() marks it,
+    synchronize() waits for it, query() polls it, elapsed_time(end) gives the milliseconds between
+    two recorded events."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        if interprocess:
+            raise NotImplementedError("loom.cuda.Event: interprocess events are not supported")
+        _lazy_init()
+        self._ev = lib.lm_cuda_event_create()
+        if self._ev == ffi.NULL:
+            raise_error("cuda.Event")
+        self._recorded = False
+
+    def record(self, stream=None):
+        if lib.lm_cuda_event_record(self._ev):
+            raise_error("cuda.Event.record")
+        self._recorded = True
+
+    def synchronize(self):
+        if self._recorded and lib.lm_cuda_event_synchronize(self._ev):
+            raise_error("cuda.Event.synchronize")
+
+    def query(self):
+        r = lib.lm_cuda_event_query(self._ev) if self._recorded else 1
+        if r < 0:
+            raise_error("cuda.Event.query")
+        return bool(r)
+
+    def wait(self, stream=None):
+        self.synchronize()   # one stream: work after it is ordered after it already; the host waits
+
+    def elapsed_time(self, end_event):
+        if not (self._recorded and end_event._recorded):
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        ms = ffi.new("float *")
+        if lib.lm_cuda_event_elapsed(self._ev, end_event._ev, ms):
+            raise_error("cuda.Event.elapsed_time")
+        return float(ms[0])
+
+    def __del__(self):
+        ev = getattr(self, "_ev", None)
+        if ev is not None and ev != ffi.NULL:
+            lib.lm_cuda_event_destroy(ev)
+
+
+class Stream:
+    """The device's default stream: loom issues all its work there, in order. Other streams are
+    not supported yet (Stream() gives the default one; wait/record go through it)."""
+
+    def __init__(self, device=None, priority=0):
+        _lazy_init()
+
+    def synchronize(self):
+        synchronize()
+
+    def query(self):
+        e = Event()
+        e.record()
+        return e.query()
+
+    def wait_event(self, event):
+        event.wait(self)
+
+    def wait_stream(self, stream):
+        pass   # one stream: already ordered
+
+    def record_event(self, event=None):
+        event = event or Event()
+        event.record(self)
+        return event
+
+    def __eq__(self, other):
+        return isinstance(other, Stream)
+
+    def __hash__(self):
+        return 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def current_stream(device=None):
+    return Stream()
+
+
+def default_stream(device=None):
+    return Stream()
+
+
+def stream(s):
+    """As torch.cuda.stream(s): a context making s current (with one stream, a no-op)."""
+    return s if s is not None else Stream()

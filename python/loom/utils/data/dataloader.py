@@ -4,7 +4,9 @@ import itertools
 import math
 import numbers
 
+from ... import cuda
 from ..._generator import Generator, _seed_from
+from ..._tensor import Tensor
 from ._fetch import IterableFetcher, MapFetcher
 from ._multiprocessing import MultiProcessIter, resolve_context
 from .collate import default_collate, default_convert
@@ -15,8 +17,8 @@ __all__ = ["DataLoader"]
 
 
 class DataLoader:
-    """Iterates over a dataset in batches. Arguments as torch.utils.data.DataLoader; pin_memory is a no-op on
-    the CPU.
+    """Iterates over a dataset in batches. Arguments as torch.utils.data.DataLoader; pin_memory puts the
+    batches' tensors in page-locked host memory (faster copies to the GPU) and is a no-op without CUDA.
 
     num_workers > 0 loads in that many worker processes, started with 'spawn' unless multiprocessing_context
     says otherwise, so the dataset, collate_fn and worker_init_fn must be picklable (defined at module level)
@@ -96,6 +98,10 @@ class DataLoader:
         return len(self.batch_sampler if self._auto_collation else self.sampler)
 
     def __iter__(self):
+        it = self._batches()
+        return _pinned(it) if self.pin_memory and cuda.is_available() else it
+
+    def _batches(self):
         base_seed = _seed_from(self.generator)
         if self._iterable:
             fetcher, indices, checked = None, itertools.repeat(None), False   # workers fetch until their stream ends
@@ -123,6 +129,23 @@ class DataLoader:
             if arrays is not None:
                 return arrays, True
         return iter(self.batch_sampler if self._auto_collation else self.sampler), False
+
+
+def _pin(x):
+    if isinstance(x, Tensor):
+        return x.pin_memory()
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return type(x)(_pin(v) for v in x)
+    if isinstance(x, tuple):   # a named tuple
+        return type(x)(*(_pin(v) for v in x))
+    if isinstance(x, dict):
+        return type(x)((k, _pin(v)) for k, v in x.items())
+    return x
+
+
+def _pinned(batches):
+    for b in batches:
+        yield _pin(b)
 
 
 def _stream(fetcher):
