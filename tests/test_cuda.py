@@ -486,3 +486,21 @@ def test_pinned_memory_and_loader():
     ds = loom.utils.data.TensorDataset(loom.randn(8, 3), loom.arange(8))
     for xb, yb in loom.utils.data.DataLoader(ds, batch_size=4, pin_memory=True):
         assert xb.is_pinned() and yb.is_pinned()
+
+
+@needs_gpu
+def test_transformer_layer_on_device_matches_cpu():
+    loom.manual_seed(0)
+    layer = loom.nn.TransformerEncoderLayer(32, 4, dim_feedforward=64, dropout=0.0, batch_first=True).double()
+    x = loom.randn(3, 10, 32, dtype=loom.float64)
+    mask = loom.nn.Transformer.generate_square_subsequent_mask(10).double()
+    y = layer(x, src_mask=mask, is_causal=True)
+    y.square().mean().backward()
+    grads = [p.grad.numpy().copy() for p in layer.parameters()]
+    layer.zero_grad()
+    layer.cuda()
+    yc = layer(x.cuda(), src_mask=mask.cuda(), is_causal=True)
+    yc.square().mean().backward()
+    _compare(yc.detach(), y.detach(), "encoder layer")
+    for g, p in zip(grads, layer.parameters()):
+        np.testing.assert_allclose(p.grad.cpu().numpy(), g, rtol=1e-9, atol=1e-12)

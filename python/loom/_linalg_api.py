@@ -164,7 +164,7 @@ def cholesky_solve(B, L, upper=False):
 
 def cholesky_inverse(L, upper=False):
     n = L.shape[-1]
-    return cholesky_solve(_ops.eye(n, dtype=L.dtype).expand(list(L.shape)), L, upper)
+    return cholesky_solve(_ops.eye(n, dtype=L.dtype, device=L.device).expand(list(L.shape)), L, upper)
 
 
 QR = namedtuple("qr", ["Q", "R"])
@@ -229,7 +229,8 @@ def torch_svd(input, some=True, compute_uv=True):
         S = svdvals(input)
         m, n = input.shape[-2], input.shape[-1]
         batch = list(input.shape[:-2])
-        return TorchSVD(_ops.zeros(batch + [m, m], dtype=input.dtype), S, _ops.zeros(batch + [n, n], dtype=input.dtype))
+        return TorchSVD(_ops.zeros(batch + [m, m], dtype=input.dtype, device=input.device), S,
+                        _ops.zeros(batch + [n, n], dtype=input.dtype, device=input.device))
     U, S, Vh = svd(input, full_matrices=not some)
     return TorchSVD(U, S, _T(Vh))
 
@@ -281,7 +282,7 @@ def lu(A, *, pivot=True):
     LU_, piv = lu_factor(A, pivot=pivot)
     m, n = A.shape[-2], A.shape[-1]
     k = _b.min(m, n)
-    L = LU_.narrow(-1, 0, k).tril(-1) + _ops.eye(m, k, dtype=A.dtype)
+    L = LU_.narrow(-1, 0, k).tril(-1) + _ops.eye(m, k, dtype=A.dtype, device=A.device)
     U = LU_.narrow(-2, 0, k).triu()
     return PLU(_permutation(piv, m, A.dtype), L, U)
 

@@ -23,7 +23,8 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
 
 
 def _tolerance(A, S, atol, rtol):
-    smax = S.amax([-1], keepdim=True) if S.shape[-1] else _ops.zeros(list(S.shape[:-1]) + [1], dtype=S.dtype)
+    smax = S.amax([-1], keepdim=True) if S.shape[-1] else \
+        _ops.zeros(list(S.shape[:-1]) + [1], dtype=S.dtype, device=S.device)
     if rtol is None:
         eps = 2.220446049250313e-16 if A.dtype.name == "float64" else 1.1920928955078125e-07
         rtol = 0.0 if (atol is not None and atol > 0) else eps * _b.max(A.shape[-2], A.shape[-1])
@@ -59,7 +60,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if m > n and bool((rank == n).all()):
         residuals = ((A @ X - Bm) ** 2).sum([-2])
     else:
-        residuals = _ops.zeros([0], dtype=A.dtype)
+        residuals = _ops.zeros([0], dtype=A.dtype, device=A.device)
     return Lstsq(X.squeeze(-1) if vec else X, residuals, rank, S)
 
 
@@ -79,7 +80,7 @@ def matrix_exp(A):
     s = _b.max(0, _math.ceil(_math.log2(norm / _THETA13))) if norm > 0 else 0
     A = A / (2.0 ** s)
     n = A.shape[-1]
-    I = _ops.eye(n, dtype=A.dtype)
+    I = _ops.eye(n, dtype=A.dtype, device=A.device)
     A2 = A @ A
     A4 = A2 @ A2
     A6 = A4 @ A2

@@ -112,6 +112,27 @@ def main():
     row("digits CNN training step, batch 64 (Adam)", timed(train_step(loom, cnn(loom.nn), xl, yl), ls, rep, 5),
         timed(train_step(torch, cnn(torch.nn), xt, yt), ts, rep, 5))
 
+    def encoder(nn):
+        return nn.TransformerEncoderLayer(256, 4, dim_feedforward=1024, dropout=0.0, batch_first=True).cuda()
+
+    def lm_step(lib, net, x):
+        opt = lib.optim.AdamW(net.parameters(), lr=1e-4)
+
+        def f():
+            loss = net(x, is_causal=True, src_mask=mask[lib.__name__]).square().mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return f
+    mask = {"loom": loom.nn.Transformer.generate_square_subsequent_mask(128).cuda(),
+            "torch": torch.nn.Transformer.generate_square_subsequent_mask(128).cuda()}
+    try:
+        row("transformer encoder layer step (256 wide, 4 heads, 32 x 128, AdamW)",
+            timed(lm_step(loom, encoder(loom.nn), loom.randn(32, 128, 256, device="cuda")), ls, rep, 5),
+            timed(lm_step(torch, encoder(torch.nn), torch.randn(32, 128, 256, device="cuda")), ts, rep, 5))
+    except Exception as e:   # report, keep the table
+        print(f"transformer encoder layer step: {type(e).__name__}: {e}", flush=True)
+
     if args.markdown:
         print("| workload | loom | torch | loom/torch time | loom rate | torch rate |")
         print("|---|---|---|---|---|---|")

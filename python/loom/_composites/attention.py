@@ -26,7 +26,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
         key, value = key.repeat_interleave(rep, -3), value.repeat_interleave(rep, -3)
     L, S = query.shape[-2], key.shape[-2]
     s = (1.0 / math.sqrt(query.shape[-1])) if scale is None else scale
-    if attn_mask is None and dropout_p == 0.0 and query.ndim == key.ndim == value.ndim \
+    # the fused kernel is the CPU's; on CUDA the matmul/softmax path below stays on the device
+    if attn_mask is None and dropout_p == 0.0 and query.ndim == key.ndim == value.ndim and not query.is_cuda \
             and query.shape[:-2] == key.shape[:-2] == value.shape[:-2] and query.dtype == key.dtype == value.dtype:
         return _ops.sdpa_flash(query, key, value, is_causal, s)[0]
     attn = _ops.matmul(query * s, key.transpose(-2, -1))

@@ -65,7 +65,7 @@ def selected_backward(grad, shape, dim, indices, keepdim):
     indices = _unsqueeze_reduced(indices, shape, d, keepdim)
     if not len(shape):
         return grad
-    pos = lm.arange(shape[d]).reshape([shape[d] if i == d else 1 for i in range(len(shape))])
+    pos = lm.arange(shape[d], device=grad.device).reshape([shape[d] if i == d else 1 for i in range(len(shape))])
     return lm.where(pos == indices, grad, 0.0)
 
 
@@ -101,7 +101,9 @@ def narrow_backward(grad, shape, dim, start):
     before[d] = start
     after = list(shape)
     after[d] = shape[d] - start - grad.shape[d]
-    return lm.cat([lm.zeros(before, dtype=grad.dtype), grad, lm.zeros(after, dtype=grad.dtype)], d)
+    def zeros(size):
+        return lm.zeros(size, dtype=grad.dtype, device=grad.device)
+    return lm.cat([zeros(before), grad, zeros(after)], d)
 
 
 def diagonal_backward(grad, shape, offset, dim1, dim2):
@@ -111,8 +113,8 @@ def diagonal_backward(grad, shape, offset, dim1, dim2):
     d1, d2 = dim1 % n, dim2 % n
     rest = [s for i, s in enumerate(shape) if i not in (d1, d2)]
     r, c = shape[d1], shape[d2]
-    pos = lm.arange(grad.shape[-1]) * (c + 1) + (offset if offset >= 0 else -offset * c)
-    plane = lm.zeros(rest + [r * c], dtype=grad.dtype).index_add(-1, pos, grad)
+    pos = lm.arange(grad.shape[-1], device=grad.device) * (c + 1) + (offset if offset >= 0 else -offset * c)
+    plane = lm.zeros(rest + [r * c], dtype=grad.dtype, device=grad.device).index_add(-1, pos, grad)
     return plane.unflatten(-1, (r, c)).movedim([-2, -1], [d1, d2])
 
 
@@ -121,7 +123,7 @@ def cat_backward(grad, tensors, dim):
     out, at = [], 0
     for t in tensors:
         if t.ndim == 1 and t.shape[0] == 0 and grad.ndim > 1:   # legacy empty inputs took no part
-            out.append(lm.zeros(0, dtype=grad.dtype))
+            out.append(lm.zeros(0, dtype=grad.dtype, device=grad.device))
             continue
         out.append(grad.narrow(d, at, t.shape[d]))
         at += t.shape[d]
@@ -204,20 +206,20 @@ def gelu_tanh_backward(grad, self):
 
 
 def gather_backward(grad, shape, dim, index):
-    return lm.zeros(tuple(shape), dtype=grad.dtype).scatter_add(dim, index, grad)
+    return lm.zeros(tuple(shape), dtype=grad.dtype, device=grad.device).scatter_add(dim, index, grad)
 
 
 def src_backward(grad, shape):
     """scatter's src may be larger than index: the elements beyond index's extent get zero."""
     if tuple(grad.shape) == tuple(shape):
         return grad
-    z = lm.zeros(tuple(shape), dtype=grad.dtype)
+    z = lm.zeros(tuple(shape), dtype=grad.dtype, device=grad.device)
     z[tuple(slice(0, s) for s in grad.shape)] = grad
     return z
 
 
 def index_select_backward(grad, shape, dim, index):
-    return lm.zeros(tuple(shape), dtype=grad.dtype).index_add(dim, index, grad)
+    return lm.zeros(tuple(shape), dtype=grad.dtype, device=grad.device).index_add(dim, index, grad)
 
 
 def index_add_source_backward(grad, dim, index, source, alpha):
@@ -227,7 +229,7 @@ def index_add_source_backward(grad, dim, index, source, alpha):
 
 def index_backward(grad, shape, indices):
     """Repeated indices read one element several times: their gradients add up."""
-    return lm.zeros(tuple(shape), dtype=grad.dtype).index_put_(indices, grad, True)
+    return lm.zeros(tuple(shape), dtype=grad.dtype, device=grad.device).index_put_(indices, grad, True)
 
 
 def sum_to_shape(grad, shape):
@@ -236,7 +238,7 @@ def sum_to_shape(grad, shape):
 
 def take_along_backward(grad, shape, dim, indices):
     """sort/topk: each output came from a distinct position along dim."""
-    return lm.zeros(tuple(shape), dtype=grad.dtype).scatter(dim, indices, grad)
+    return lm.zeros(tuple(shape), dtype=grad.dtype, device=grad.device).scatter(dim, indices, grad)
 
 
 def cumsum_backward(grad, dim):
@@ -255,13 +257,14 @@ def embedding_backward(grad, shape, indices, padding_idx, scale_grad_by_freq):
     if padding_idx >= 0:
         g = lm.where((flat != padding_idx).unsqueeze(1), g, 0.0)
     if scale_grad_by_freq:
-        counts = lm.zeros((n,), dtype=grad.dtype).index_add(0, flat, lm.ones(flat.shape, dtype=grad.dtype))
+        ones = lm.ones(flat.shape, dtype=grad.dtype, device=grad.device)
+        counts = lm.zeros((n,), dtype=grad.dtype, device=grad.device).index_add(0, flat, ones)
         g = g / counts.index_select(0, flat).unsqueeze(1)
-    return lm.zeros((n, d), dtype=grad.dtype).index_add(0, flat, g)
+    return lm.zeros((n, d), dtype=grad.dtype, device=grad.device).index_add(0, flat, g)
 
 
 def _flip(x, dim):
-    return x.index_select(dim, lm.arange(x.shape[dim] - 1, -1, -1))
+    return x.index_select(dim, lm.arange(x.shape[dim] - 1, -1, -1, device=x.device))
 
 
 def cumprod_backward(grad, self, dim, result):
@@ -275,8 +278,8 @@ def cumprod_backward(grad, self, dim, result):
     n = self.shape[dim]
     x = self.transpose(dim, -1)
     rows = x.unsqueeze(-2).expand([*x.shape[:-1], n, n])           # [..., i, k] = x_k
-    prods = lm.where(lm.eye(n, dtype=_bool), 1, rows).cumprod(-1)  # prod over k <= j, k != i
-    later = lm.arange(n).unsqueeze(0) >= lm.arange(n).unsqueeze(1)   # [i, j]: j >= i
+    prods = lm.where(lm.eye(n, dtype=_bool, device=x.device), 1, rows).cumprod(-1)  # prod over k <= j, k != i
+    later = lm.arange(n, device=x.device).unsqueeze(0) >= lm.arange(n, device=x.device).unsqueeze(1)   # [i, j]: j >= i
     g = grad.transpose(dim, -1).unsqueeze(-2)
     return lm.where(later, g * prods, 0).sum(-1).transpose(dim, -1)
 
@@ -285,7 +288,7 @@ def cumextreme_backward(grad, shape, dim, indices):
     """cummax/cummin: each output's gradient goes to the position it was taken from."""
     if len(shape) == 0:
         return grad
-    return lm.zeros(tuple(shape), dtype=grad.dtype).scatter_add(dim, indices, grad)
+    return lm.zeros(tuple(shape), dtype=grad.dtype, device=grad.device).scatter_add(dim, indices, grad)
 
 
 def logcumsumexp_backward(grad, self, result, dim):
@@ -335,7 +338,7 @@ def sdpa_flash_grads(grad, query, key, value, output, logsumexp, is_causal, scal
     s = lm.matmul(query, key.transpose(-2, -1)) * scale
     if is_causal:
         L, S = query.shape[-2], key.shape[-2]
-        s = s.masked_fill(lm.ones((L, S)).tril() == 0, float("-inf"))
+        s = s.masked_fill(lm.ones((L, S), device=s.device).tril() == 0, float("-inf"))
     p = lm.softmax(s, -1)
     dp = lm.matmul(grad, value.transpose(-2, -1))
     ds = p * (dp - (dp * p).sum(-1, keepdim=True)) * scale

@@ -12,7 +12,7 @@ class IndexBackward(Node):
     __slots__ = ("key", "shape", "dtype")
 
     def backward(node, grads):
-        z = _ops.zeros(node.shape, dtype=node.dtype)
+        z = _ops.zeros(node.shape, dtype=node.dtype, device=grads[0].device)
         z[node.key] = grads[0]
         return [z]
 

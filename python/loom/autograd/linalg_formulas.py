@@ -10,7 +10,7 @@ def _T(x):
 
 
 def _eye(n, like):
-    return lm.eye(n, dtype=like.dtype)
+    return lm.eye(n, dtype=like.dtype, device=like.device)
 
 
 def _diag_embed(v):

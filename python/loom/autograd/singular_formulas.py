@@ -30,7 +30,7 @@ def prod_backward(grad, self, result, dim, keepdim):
     x = self.permute(order)
     lead = list(x.shape[:len(kept)])
     flat = x.reshape(lead + [-1])
-    ones = lm.ones(lead + [1], dtype=self.dtype)
+    ones = lm.ones(lead + [1], dtype=self.dtype, device=self.device)
     before = lm.cat([ones, flat[..., :-1]], -1).cumprod(-1)
     after = lm.cat([ones, flat.flip([-1])[..., :-1]], -1).cumprod(-1).flip([-1])
     others = (before * after).reshape(list(x.shape))

@@ -44,7 +44,7 @@ class Categorical(Distribution):
 
     @property
     def mean(self):
-        return _ops.full(tuple(self.batch_shape), float("nan"), dtype=self.probs.dtype)
+        return _ops.full(tuple(self.batch_shape), float("nan"), dtype=self.probs.dtype, device=self.probs.device)
 
     @property
     def mode(self):
@@ -75,5 +75,6 @@ class Categorical(Distribution):
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):
-        values = _ops.arange(self._num_events, dtype=_dtype.int64).reshape((-1,) + (1,) * len(self.batch_shape))
+        values = _ops.arange(self._num_events, dtype=_dtype.int64, device=self.probs.device)
+        values = values.reshape((-1,) + (1,) * len(self.batch_shape))
         return values.expand((-1,) + tuple(self.batch_shape)) if expand else values

@@ -17,7 +17,7 @@ def _additive(mask, dtype, name):
     if mask is None:
         return None
     if mask.dtype == _dtype.bool_:
-        return _ops.zeros(tuple(mask.shape), dtype=dtype).masked_fill(mask, float("-inf"))
+        return _ops.zeros(tuple(mask.shape), dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
     if not mask.dtype.is_floating_point:
         raise AssertionError(f"only bool and floating types of {name} are supported")
     return mask.to(dtype)
@@ -93,8 +93,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
     v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
     if add_zero_attn:
-        k = _ops.cat([k, _ops.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype)], 1)
-        v = _ops.cat([v, _ops.zeros((bsz * num_heads, 1, head_dim), dtype=v.dtype)], 1)
+        k = _ops.cat([k, _ops.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype, device=k.device)], 1)
+        v = _ops.cat([v, _ops.zeros((bsz * num_heads, 1, head_dim), dtype=v.dtype, device=v.device)], 1)
         attn_mask, key_padding_mask = _pad_last(attn_mask), _pad_last(key_padding_mask)
     src_len = k.shape[1]
 

@@ -60,7 +60,7 @@ class RNNCellBase(Module):
             raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} expected {self.input_size}")
         batched = input.ndim == 2
         x = input if batched else input.unsqueeze(0)
-        zeros = _ops.zeros((x.shape[0], self.hidden_size), dtype=x.dtype)
+        zeros = _ops.zeros((x.shape[0], self.hidden_size), dtype=x.dtype, device=x.device)
         return x, batched, zeros
 
     def extra_repr(self):
@@ -216,7 +216,7 @@ class RNNBase(Module):
         dirs = 2 if self.bidirectional else 1
         B = x.shape[1]
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
-        h0, c0 = self._initial_state(hx, batched, dirs, B, real_hidden, x.dtype, sorted_indices)
+        h0, c0 = self._initial_state(hx, batched, dirs, B, real_hidden, x.dtype, sorted_indices, x.device)
         hs, cs = [], []
         layer_in = x
         for layer in range(self.num_layers):
@@ -258,11 +258,12 @@ class RNNBase(Module):
         out, h, c = self._run_direction(flip(x), h, c, self._weights(layer, 1), lengths, reverse=False)
         return flip(out), h, c
 
-    def _initial_state(self, hx, batched, dirs, B, real_hidden, dtype, sorted_indices):
+    def _initial_state(self, hx, batched, dirs, B, real_hidden, dtype, sorted_indices, device=None):
         n = self.num_layers * dirs
         if hx is None:
-            z = _ops.zeros((n, B, real_hidden), dtype=dtype)
-            return z, (_ops.zeros((n, B, self.hidden_size), dtype=dtype) if self.mode == "LSTM" else None)
+            z = _ops.zeros((n, B, real_hidden), dtype=dtype, device=device)
+            return z, (_ops.zeros((n, B, self.hidden_size), dtype=dtype, device=device) if self.mode == "LSTM"
+                       else None)
         h0, c0 = (hx[0], hx[1]) if self.mode == "LSTM" else (hx, None)
         if not batched:
             if h0.ndim != 2:

@@ -32,7 +32,7 @@ def _clones(module, n):
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """A (sz, sz) float mask: -inf above the diagonal, 0 on and below it."""
     dtype = _dtype.float32 if dtype is None else dtype
-    return _ops.full((sz, sz), float("-inf"), dtype=dtype).triu(1)
+    return _ops.full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(1)
 
 
 class TransformerEncoderLayer(Module):

@@ -82,12 +82,12 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     for b in batch_sizes:
         step = data[off:off + b]
         if b < B:
-            step = _ops.cat([step, _ops.full((B - b,) + feat, padding_value, dtype=data.dtype)])
+            step = _ops.cat([step, _ops.full((B - b,) + feat, padding_value, dtype=data.dtype, device=data.device)])
         rows.append(step)
         off += b
     for _ in range(T, total_length or T):
-        rows.append(_ops.full((B,) + feat, padding_value, dtype=data.dtype))
-    padded = _ops.stack(rows) if rows else _ops.zeros((0, 0) + feat, dtype=data.dtype)
+        rows.append(_ops.full((B,) + feat, padding_value, dtype=data.dtype, device=data.device))
+    padded = _ops.stack(rows) if rows else _ops.zeros((0, 0) + feat, dtype=data.dtype, device=data.device)
     lengths = [sum(1 for b in batch_sizes if b > i) for i in range(B)]
     if sequence.unsorted_indices is not None:
         padded = padded.index_select(1, sequence.unsorted_indices)
@@ -107,7 +107,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     T = max(s.shape[0] for s in sequences)
     out = []
     for s in sequences:
-        fill = _ops.full((T - s.shape[0],) + tuple(s.shape[1:]), padding_value, dtype=s.dtype)
+        fill = _ops.full((T - s.shape[0],) + tuple(s.shape[1:]), padding_value, dtype=s.dtype, device=s.device)
         out.append(_ops.cat([s, fill] if padding_side == "right" else [fill, s]) if T > s.shape[0] else s)
     return _ops.stack(out, 0 if batch_first else 1)
 
