@@ -26,7 +26,7 @@ struct Offsets {
 
 /* element `idx` (in the iteration order, dim 0 fastest) -> byte offset of each operand */
 template <int NOPS, class I>
-__device__ __forceinline__ void offsets_of(const Offsets<NOPS, I> &c, I idx, I (&off)[NOPS]) {
+__host__ __device__ __forceinline__ void offsets_of(const Offsets<NOPS, I> &c, I idx, I (&off)[NOPS]) {
 #pragma unroll
     for (int k = 0; k < NOPS; k++) off[k] = 0;
 #pragma unroll

@@ -188,6 +188,28 @@ __global__ void __launch_bounds__(kRedThreads) red_outer(RedGeom g, const char *
     if (last && threadIdx.x == 0) counters[blockIdx.x] = 0;
 }
 
+/* The launch shape of a reduction (host-side, unit-tested without a GPU): blocks along x (outputs,
+ * or groups of kRedThreads outputs when outer), and how many slices (*splits, each *chunk reduced
+ * elements, vector-aligned) each output's elements are cut into so that about 4 waves of blocks
+ * fill the GPU, never slices shorter than a block's worth of loads. */
+static inline int64_t plan_reduce(bool outer, int64_t nout, int64_t count, int sms, int64_t *chunk, int *splits) {
+    int64_t want = 4LL * sms * (2048 / kRedThreads);
+    int64_t xblocks = outer ? (nout + kRedThreads - 1) / kRedThreads : (nout < 65535 * 32 ? nout : 65535 * 32);
+    int64_t minchunk = outer ? 64 : 4 * kRedThreads * 4;
+    int64_t s = xblocks >= want ? 1 : (want + xblocks - 1) / xblocks;
+    int64_t by_size = (count + minchunk - 1) / minchunk;
+    if (s > by_size) s = by_size;
+    if (s < 1) s = 1;
+    if (s > 65535) s = 65535;
+    int64_t c = (count + s - 1) / s;
+    c = (c + kRedVec - 1) / kRedVec * kRedVec;   /* slices start vector-aligned */
+    if (c < 1) c = 1;                            /* an empty reduction: each output is the identity */
+    *chunk = c;
+    *splits = (int)((count + c - 1) / c);
+    if (*splits < 1) *splits = 1;
+    return xblocks;
+}
+
 /* scratch for split reductions, from the caching allocator (cuda_runtime.cu) */
 void *scratch_alloc(size_t nbytes);
 void scratch_free(void *p, size_t nbytes);
@@ -206,21 +228,9 @@ static int launch_reduce(const lm_cuda_red_args *a, R r) {
     g.count = a->count;
     g.mean = a->mean;
     if (g.nout == 0) return 0;
-    int64_t want = 4LL * sm_count() * (2048 / kRedThreads);   /* blocks to fill the GPU */
     bool outer = g.nkept >= 1 && g.kept_strides[0] == (int64_t)sizeof(T) &&
                  !(g.nred >= 1 && g.red_strides[0] == (int64_t)sizeof(T));
-    int64_t xblocks = outer ? (g.nout + kRedThreads - 1) / kRedThreads : (g.nout < 65535 * 32 ? g.nout : 65535 * 32);
-    int64_t minchunk = outer ? 64 : 4 * kRedThreads * 4;
-    int64_t splits = xblocks >= want ? 1 : (want + xblocks - 1) / xblocks;
-    int64_t by_size = (g.count + minchunk - 1) / minchunk;
-    if (splits > by_size) splits = by_size;
-    if (splits < 1) splits = 1;
-    if (splits > 65535) splits = 65535;
-    g.chunk = (g.count + splits - 1) / splits;
-    g.chunk = (g.chunk + kRedVec - 1) / kRedVec * kRedVec;   /* slices start vector-aligned */
-    if (g.chunk < 1) g.chunk = 1;   /* an empty reduction: each output is the identity */
-    g.splits = (int)((g.count + g.chunk - 1) / g.chunk);
-    if (g.splits < 1) g.splits = 1;
+    int64_t xblocks = plan_reduce(outer, g.nout, g.count, sm_count(), &g.chunk, &g.splits);
     T *staging = nullptr;
     unsigned *counters = nullptr;
     size_t sbytes = 0, cbytes = 0;
