@@ -4,18 +4,16 @@ and picking ops out of the model by what they are."""
 import numpy as np
 
 import nnref
+from codegen.dtypes import TABLE
 
 import loom
 from opinputs import MODEL
 
-DTYPES = ("bool", "uint8", "int32", "int64", "float32", "float64")
-CATEGORY = {"bool": 0, "uint8": 1, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
+DTYPES = tuple(d.name for d in TABLE.dtypes)
+CATEGORY = {d.name: ("bool", "integral", "floating", "complex").index(d.category) for d in TABLE.dtypes}
 # A Python number's dtype when it takes part in promotion (floats count as the default float)
 SCALARS = {"bool": True, "int": 3, "float": 1.5}
 SCALAR_DTYPE = {"bool": "bool", "int": "int64", "float": "float32"}
-# torch.promote_types restricted to loom's dtypes: every pair promotes to the later one here
-# (uint8 with a signed type needs int16 in general, but int32/int64 already hold all of uint8)
-_RANK = {d: i for i, d in enumerate(DTYPES)}
 
 
 def ldt(name):
@@ -24,7 +22,8 @@ def ldt(name):
 
 
 def promote_types(a, b):
-    return a if _RANK[a] >= _RANK[b] else b
+    """torch.promote_types over loom's dtypes: dtypes.yaml's lattice (test_dtype_table checks it is PyTorch's)."""
+    return TABLE.promote(a, b)
 
 
 def result_type(operands):

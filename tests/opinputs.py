@@ -15,10 +15,11 @@ def values(shape, dtype, domain, rng):
     """Random data of a NumPy dtype name, respecting the op's input domain."""
     if dtype == "bool":
         return np.asarray(rng.random(shape) < (1.0 if domain in ("positive", "nonzero") else 0.5))
-    if dtype in ("uint8", "int32", "int64"):
-        lo = 1 if domain in ("positive", "nonzero") else (0 if dtype == "uint8" else -5)
+    if np.dtype(dtype).kind in "iu":
+        unsigned = np.dtype(dtype).kind == "u"
+        lo = 1 if domain in ("positive", "nonzero") else (0 if unsigned else -5)
         v = rng.integers(lo, 6, size=shape)
-        if domain == "nonzero" and dtype != "uint8":
+        if domain == "nonzero" and not unsigned:
             v = v * rng.choice([-1, 1], size=shape)
         return np.asarray(v).astype(dtype)
     if domain == "positive":

@@ -15,16 +15,16 @@ from conftest import ROOT
 
 torch = pytest.importorskip("torch", reason="PyTorch is not installed: its promotion table is the reference")
 
-INT16 = """
-- name: int16
-  c: int16_t
-  cuda: int16_t
+UINT16 = """
+- name: uint16
+  c: uint16_t
+  cuda: uint16_t
   category: integral
   bits: 16
-  signed: true
-  numpy: int16
-  dlpack: [0, 16]
-  aliases: [short]
+  signed: false
+  numpy: uint16
+  dlpack: [1, 16]
+  aliases: [ushort]
   sets: [numeric, integral, integral_and_bool]
 """
 
@@ -39,10 +39,8 @@ def test_promotion_lattice_is_pytorchs():
 
 
 def test_lattice_rules_for_dtypes_to_come():
-    """The rules promote() encodes, on a table with the dtypes PyTorch has beyond loom's six."""
+    """The rules promote() encodes, on a table with the dtypes PyTorch has beyond loom's."""
     extra = """
-- {name: int8, c: int8_t, cuda: int8_t, category: integral, bits: 8, signed: true, numpy: int8, dlpack: [0, 8]}
-- {name: int16, c: int16_t, cuda: int16_t, category: integral, bits: 16, signed: true, numpy: int16, dlpack: [0, 16]}
 - {name: float16, c: uint16_t, cuda: __half, category: floating, bits: 16, numpy: float16, dlpack: [2, 16]}
 - {name: bfloat16, c: uint16_t, cuda: __nv_bfloat16, category: floating, bits: 16, numpy: bfloat16, dlpack: [4, 16]}
 - {name: complex64, c: float _Complex, cuda: complex64, category: complex, bits: 64, numpy: complex64, dlpack: [5, 64]}
@@ -69,37 +67,37 @@ def test_a_malformed_row_names_its_line(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def with_int16(tmp_path_factory):
-    """A copy of the generator's inputs with int16 added to dtypes.yaml, generated."""
+def with_uint16(tmp_path_factory):
+    """A copy of the generator's inputs with uint16 (a throwaway row) added to dtypes.yaml, generated."""
     root = tmp_path_factory.mktemp("dtype")
     for name in ("codegen", "ops", "derivatives", "native", "python"):
         shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "dtypes.yaml").write_text((ROOT / "dtypes.yaml").read_text() + INT16)
+    (root / "dtypes.yaml").write_text((ROOT / "dtypes.yaml").read_text() + UINT16)
     out = root / "gen"
     r = subprocess.run([sys.executable, "-m", "codegen", "--out", str(out)], cwd=root, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return root, out
 
 
-def test_a_new_dtype_reaches_every_generated_place(with_int16):
-    root, out = with_int16
+def test_a_new_dtype_reaches_every_generated_place(with_uint16):
+    root, out = with_uint16
     h = (out / "dtype.h").read_text()
-    assert "LM_INT16 = 6," in h and "LM_NUM_DTYPES = 7" in h and '"int16"' in h
-    assert "LM_DISPATCH_CASE(LM_INT16, int16_t, T, __VA_ARGS__)" in h
-    assert "X(LM_INT16, int16_t, int16)" in h.split("#define LM_FOR_EACH_INTEGRAL(X)")[1].splitlines()[0]
-    assert len(h.split("lm_promote_table[LM_NUM_DTYPES][LM_NUM_DTYPES] = {")[1].split("};")[0].strip().splitlines()) == 7
-    assert "LM_INT16 = 6," in (out / "cdef.h").read_text()   # cffi sees the same enum
+    assert "LM_UINT16 = 8," in h and "LM_NUM_DTYPES = 9" in h and '"uint16"' in h
+    assert "LM_DISPATCH_CASE(LM_UINT16, uint16_t, T, __VA_ARGS__)" in h
+    assert "X(LM_UINT16, uint16_t, uint16)" in h.split("#define LM_FOR_EACH_INTEGRAL(X)")[1].splitlines()[0]
+    assert len(h.split("lm_promote_table[LM_NUM_DTYPES][LM_NUM_DTYPES] = {")[1].split("};")[0].strip().splitlines()) == 9
+    assert "LM_UINT16 = 8," in (out / "cdef.h").read_text()   # cffi sees the same enum
     table = (out / "_dtype_table.py").read_text()
-    assert "('int16', 6, 'integral', 2, 'int16', (0, 16), ('short',), True)" in table
-    assert "short: dtype" in (out / "__init__.pyi").read_text()
+    assert "('uint16', 8, 'integral', 2, 'uint16', (1, 16), ('ushort',), False)" in table
+    assert "ushort: dtype" in (out / "__init__.pyi").read_text()
     shards = "".join(p.read_text() for p in out.glob("ops_shard*.c"))
-    assert "add_Tensor_loop_int16" in shards   # `dtypes: all` ops serve it
-    assert "exp_loop_int16" not in shards      # floating-only ops do not
+    assert "add_Tensor_loop_uint16" in shards   # `dtypes: all` ops serve it
+    assert "exp_loop_uint16" not in shards      # floating-only ops do not
 
 
-def test_a_new_dtype_compiles(with_int16):
+def test_a_new_dtype_compiles(with_uint16):
     """Every hand-written C file and the generated dispatch compile against the grown table."""
-    root, out = with_int16
+    root, out = with_uint16
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         pytest.skip("no C compiler on PATH")

@@ -67,8 +67,9 @@ def built(tmp_path_factory):
     _replace(root / "ops/pointwise.yaml", 'ref: "FILL_IN"', 'ref: "self ** 3"')
     _replace(root / "ops/pointwise.yaml", f"TODO one line on what {OP} computes.", "Elementwise cube, x * x * x.")
     python = sandbox.make_venv(work / "venv")
-    # -O1: the build is what is under test, not the speed of its loops
-    r = sandbox.pip_install(python, root, extra=["-Csetup-args=-Doptimization=1"], env=sandbox.bin_env(python))
+    # -O1 and one GPU architecture: the build is what is under test, not the speed of its loops
+    r = sandbox.pip_install(python, root, extra=["-Csetup-args=-Doptimization=1", "-Csetup-args=-Dgpu_arch=90"],
+                            env=sandbox.bin_env(python))
     assert r.returncode == 0, f"building the copy failed:\n{r.stdout[-3000:]}\n{r.stderr[-6000:]}"
     return root, python
 

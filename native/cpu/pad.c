@@ -183,8 +183,8 @@ typedef struct {
 } job;
 
 /* output rows [begin, end): each gathers its row of self, or the constant */
-#define FORWARD(T, S)                                                                                                 \
-    static void fwd_rows_##S(int64_t begin, int64_t end, void *vj) {                                                  \
+#define FORWARD(T, NAME)                                                                                              \
+    static void NAME(int64_t begin, int64_t end, void *vj) {                                                          \
         const job *J = vj;                                                                                            \
         const lm_scalar value = J->value;                                                                             \
         const T fill = value.kind < 0 ? (T)0 : value.kind == 2 ? (T)value.d : (T)value.i;                             \
@@ -198,16 +198,10 @@ typedef struct {
                 o[j] = at < 0 || wmap[j] < 0 ? fill : src[at + wmap[j] * sw];                                         \
         }                                                                                                             \
     }
-FORWARD(bool, bool)
-FORWARD(uint8_t, uint8)
-FORWARD(int32_t, int32)
-FORWARD(int64_t, int64)
-FORWARD(float, float)
-FORWARD(double, double)
-static const lm_range_fn fwd_rows[LM_NUM_DTYPES] = {
-    [LM_BOOL] = fwd_rows_bool, [LM_UINT8] = fwd_rows_uint8, [LM_INT32] = fwd_rows_int32,
-    [LM_INT64] = fwd_rows_int64, [LM_FLOAT32] = fwd_rows_float, [LM_FLOAT64] = fwd_rows_double,
-};
+#define FORWARD_OF(E, T, N) FORWARD(T, fwd_rows_##N)
+LM_FOR_EACH_DTYPE(FORWARD_OF)
+#define FORWARD_ENTRY(E, T, N) [E] = fwd_rows_##N,
+static const lm_range_fn fwd_rows[LM_NUM_DTYPES] = {LM_FOR_EACH_DTYPE(FORWARD_ENTRY)};
 
 /* planes [begin, end) of dx: output rows of one plane add into that plane only,
  * so planes split over threads without two writing one element */

@@ -177,7 +177,9 @@ lm_tensor *lm_cpu_randperm(int64_t n, int64_t seed, int dtype, int device) {
         return NULL;
     }
     int dt = dtype < 0 ? LM_INT64 : dtype;
-    double top = dt == LM_BOOL ? 2 : dt == LM_UINT8 ? 256 : dt == LM_INT32 ? 2147483648.0 : dt == LM_FLOAT32 ? 16777217.0 : 9e18;
+    /* the largest n whose 0..n-1 the dtype holds exactly: the integers' range (dtypes.yaml), floats' mantissa */
+    double top = dt == LM_BOOL ? 2 : lm_is_integral(dt, false) ? lm_dtype_int_hi[dt]
+               : dt == LM_FLOAT32 ? 16777217.0 : 9e18;
     if ((double)n > top) {
         lm_set_error(LM_ERR_RUNTIME, "n must be at most %.0f for dtype %s, but got %lld", top, lm_dtype_name(dt), (long long)n);
         return NULL;

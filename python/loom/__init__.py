@@ -17,6 +17,7 @@ from . import _dtype
 from ._tensor import Tensor, Size
 from ._numpy import tensor, as_tensor, from_numpy, from_dlpack, is_tensor
 from ._promotion import result_type, promote_types, can_cast
+from ._dtype_info import iinfo, finfo
 from ._errors import LoomValueError, LoomTypeError, LoomIndexError, LoomZeroDivisionError, LoomOverflowError
 from ._ops import *  # noqa: F401,F403  (every function declared in ops/)
 from . import _ops
