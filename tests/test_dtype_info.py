@@ -48,3 +48,40 @@ def test_small_integers_end_to_end(name):
     assert x.sum().dtype is loom.int64 and x.sum().item() == 2
     assert x.to(loom.float64).tolist() == [1.0, -2.0, 3.0]
     assert loom.arange(5, dtype=dt).tolist() == [0, 1, 2, 3, 4]
+
+
+def test_default_dtype_governs_factories_and_python_floats():
+    assert loom.get_default_dtype() is loom.float32
+    loom.set_default_dtype(loom.float64)
+    try:
+        assert loom.get_default_dtype() is loom.float64
+        for t in (loom.tensor([1.5]), loom.ones(2), loom.zeros(1), loom.empty(1), loom.rand(2), loom.randn(2),
+                  loom.full((1,), 2.0), loom.arange(0, 1, 0.5), loom.linspace(0, 1, 3), loom.eye(2),
+                  loom.arange(3) * 1.5, loom.sqrt(loom.tensor([4])), loom.nn.Linear(2, 3).weight):
+            assert t.dtype is loom.float64
+        assert loom.arange(3).dtype is loom.int64 and loom.full((1,), 2).dtype is loom.int64
+        assert (loom.ones(2, dtype=loom.float32) * 1.5).dtype is loom.float32   # a tensor's own dtype wins
+        assert repr(loom.tensor([1.5])) == "tensor([1.5000])"
+        assert repr(loom.tensor([1.5], dtype=loom.float32)) == "tensor([1.5000], dtype=loom.float32)"
+    finally:
+        loom.set_default_dtype(loom.float32)
+    assert loom.tensor([1.5]).dtype is loom.float32
+    with pytest.raises(TypeError, match="only floating-point types are supported as the default type"):
+        loom.set_default_dtype(loom.int64)
+    with pytest.raises(TypeError, match="must be loom.dtype"):
+        loom.set_default_dtype("float64")
+
+
+def test_default_dtype_as_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    for lt, tt in ((loom.float64, torch.float64), (loom.float32, torch.float32)):
+        loom.set_default_dtype(lt)
+        torch.set_default_dtype(tt)
+        try:
+            cases = [(lambda m: m.tensor([1.5, 2.0]) * 2), (lambda m: m.arange(4) / 3), (lambda m: m.ones(2) + 1),
+                     (lambda m: m.tensor([1, 2]) + 0.5), (lambda m: m.exp(m.tensor([1])))]
+            for f in cases:
+                assert str(f(loom).dtype).removeprefix("loom.") == str(f(torch).dtype).removeprefix("torch.")
+        finally:
+            loom.set_default_dtype(loom.float32)
+            torch.set_default_dtype(torch.float32)

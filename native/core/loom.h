@@ -75,6 +75,8 @@ bool lm_same_shape(const lm_tensor *a, const lm_tensor *b);
 int lm_item(lm_tensor *t, lm_scalar *out);
 int lm_result_type(lm_tensor **ts, int n);
 bool lm_can_cast(int from, int to);
+int lm_get_default_dtype(void);             /* the float dtype factories and Python floats take */
+int lm_set_default_dtype(int dtype);        /* float32 or float64 (TypeError otherwise) */
 void lm_bump_version(lm_tensor *t);
 lm_tensor *lm_move_to(lm_tensor *t, int device);   /* t on `device` (a copy, or t itself); takes t's reference */
 

@@ -6,6 +6,15 @@
 
 static int default_float = LM_FLOAT32;
 
+int lm_get_default_dtype(void) { return default_float; }
+
+int lm_set_default_dtype(int dtype) {
+    if (!lm_is_floating(dtype))
+        return lm_set_error(LM_ERR_TYPE, "only floating-point types are supported as the default type");
+    default_float = dtype;
+    return 0;
+}
+
 static int promote(int a, int b) { return a < 0 ? b : b < 0 ? a : lm_promote_table[a][b]; }
 
 /* c10's combine_categories: `lower` (a lower-priority level) decides only when it

@@ -3,7 +3,7 @@
 #include "loom.h"
 #include "loom_ops.h"
 
-static int default_dtype(lm_scalar v) { return v.kind == 2 ? LM_FLOAT32 : v.kind == 1 ? LM_INT64 : LM_BOOL; }
+static int default_dtype(lm_scalar v) { return v.kind == 2 ? lm_get_default_dtype() : v.kind == 1 ? LM_INT64 : LM_BOOL; }
 static int dev(int device) { return device < 0 ? LM_CPU : device; }
 
 /* devices: cpu, cuda (elsewhere one element is broadcast by the device's copy) */
@@ -31,7 +31,7 @@ lm_tensor *lm_cpu_full(const int64_t *size, int64_t size_len, lm_scalar fill_val
 /* made on the CPU (lm_cpu_ below moves it) */
 static lm_tensor *host_arange(lm_scalar start, lm_scalar end, lm_scalar step, int dtype) {
     bool all_int = start.kind < 2 && end.kind < 2 && step.kind < 2;
-    if (dtype < 0) dtype = all_int ? LM_INT64 : LM_FLOAT32;
+    if (dtype < 0) dtype = all_int ? LM_INT64 : lm_get_default_dtype();
     double s = lm_scalar_f64(start), e = lm_scalar_f64(end), st = lm_scalar_f64(step);
     if (st == 0) { lm_set_error(LM_ERR_VALUE, "step must be nonzero"); return NULL; }
     if (!isfinite(s) || !isfinite(e)) { lm_set_error(LM_ERR_VALUE, "unsupported range: %g -> %g", s, e); return NULL; }
@@ -59,7 +59,7 @@ static lm_tensor *host_arange(lm_scalar start, lm_scalar end, lm_scalar step, in
 /* made on the CPU (lm_cpu_ below moves it) */
 static lm_tensor *host_linspace(lm_scalar start, lm_scalar end, int64_t steps, int dtype) {
     if (steps < 0) { lm_set_error(LM_ERR_VALUE, "number of steps must be non-negative"); return NULL; }
-    if (dtype < 0) dtype = LM_FLOAT32;
+    if (dtype < 0) dtype = lm_get_default_dtype();
     lm_tensor *t = lm_empty(1, &steps, dtype, LM_CPU);
     if (!t) return NULL;
     double s = lm_scalar_f64(start), e = lm_scalar_f64(end), step = steps > 1 ? (e - s) / (double)(steps - 1) : 0;
@@ -80,7 +80,7 @@ static lm_tensor *host_eye(int64_t n, int64_t m, int dtype) {
     }
     int64_t size[2] = {n, m};
     lm_scalar zero = {0, 0, 1};
-    lm_tensor *t = lm_cpu_full(size, 2, zero, dtype < 0 ? LM_FLOAT32 : dtype, LM_CPU);
+    lm_tensor *t = lm_cpu_full(size, 2, zero, dtype < 0 ? lm_get_default_dtype() : dtype, LM_CPU);
     if (!t) return NULL;
     char *p = lm_bytes(t);
     int64_t k = n < m ? n : m;

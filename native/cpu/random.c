@@ -39,7 +39,7 @@ static lm_tensor *on_device(lm_tensor *t, int kind, double a, double b) {
 }
 
 static lm_tensor *make(const int64_t *size, int64_t n, int dtype, int device, bool floating) {
-    if (dtype < 0) dtype = floating ? LM_FLOAT32 : LM_INT64;
+    if (dtype < 0) dtype = floating ? lm_get_default_dtype() : LM_INT64;
     if (floating && !lm_is_floating(dtype)) {
         lm_set_error(LM_ERR_TYPE, "expected a floating point dtype, got %s", lm_dtype_name(dtype));
         return NULL;

@@ -291,7 +291,7 @@ int lm_cpu_fill_(lm_tensor *self, lm_scalar value) {
 /* devices: cpu, cuda */
 lm_tensor *lm_cpu_empty(const int64_t *size, int64_t size_len, int dtype, int device) {
     if (lm_check_shape((int)size_len, size)) return NULL;
-    return lm_empty((int)size_len, size, dtype < 0 ? LM_FLOAT32 : dtype, device < 0 ? LM_CPU : device);
+    return lm_empty((int)size_len, size, dtype < 0 ? lm_get_default_dtype() : dtype, device < 0 ? LM_CPU : device);
 }
 
 /* The diagonal at `offset` of dims dim1 and dim2 as a view: those dims removed, one dim of stride

@@ -39,6 +39,7 @@ globals().update(_dtype.NAMES)
 __version__ = "0.1.0"
 
 from ._runtime import manual_seed, get_num_threads, set_num_threads, set_parallel_threshold  # noqa: E402
+from ._runtime import get_default_dtype, set_default_dtype  # noqa: E402
 from . import optim, utils  # noqa: E402  (pure Python over the ops above)
 from . import cuda, backends  # noqa: E402  (the CUDA device: loom._cuda loads on first use)
 from . import linalg, special  # noqa: E402

@@ -5,7 +5,7 @@ import numpy as np
 
 from . import _dlpack_cuda
 from ._C import ffi, lib
-from ._dtype import FROM_PYTHON, dtype as _dtype_cls, from_numpy_dtype
+from ._dtype import BY_CODE, FROM_PYTHON, dtype as _dtype_cls, from_numpy_dtype
 from ._errors import LoomOverflowError, raise_error
 from ._tensor import Tensor, _new
 
@@ -139,7 +139,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             except ValueError as e:
                 raise ValueError(f"tensor(): could not build a tensor from this data ({e})") from None
             if dtype is None and arr.dtype == np.float64 and not isinstance(data, np.generic):
-                arr = arr.astype(np.float32)   # Python floats become the default float dtype
+                arr = arr.astype(BY_CODE[lib.lm_get_default_dtype()].numpy)   # Python floats: the default dtype
         if arr.dtype == object or arr.dtype.kind not in "biuf":
             raise TypeError(f"tensor(): could not infer a dtype for data of type {type(data).__name__}")
         target = dtype.numpy if dtype is not None else from_numpy_dtype(arr.dtype).numpy

@@ -203,10 +203,11 @@ class Tensor(_autograd.TensorBase):
             if finite.size and not big and not np.all(finite == np.round(finite)):
                 fmt["float_kind"] = lambda x: f"{x:.4f}"   # as PyTorch: fixed 4 decimals unless all whole
         body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, formatter=fmt)
-        extra = "" if self.dtype.name in ("float32", "int64", "bool") else f", dtype=loom.{self.dtype.name}"
-        if a.size == 0:   # as PyTorch: an empty tensor's dtype is shown unless float32, its size unless 1-D
+        default = BY_CODE[lib.lm_get_default_dtype()].name   # as PyTorch: the default float goes unsaid
+        extra = "" if self.dtype.name in (default, "int64", "bool") else f", dtype=loom.{self.dtype.name}"
+        if a.size == 0:   # as PyTorch: an empty tensor's dtype is shown unless the default, its size unless 1-D
             extra = (f", size={tuple(a.shape)}" if a.ndim != 1 else "") + \
-                ("" if self.dtype.name == "float32" else f", dtype=loom.{self.dtype.name}")
+                ("" if self.dtype.name == default else f", dtype=loom.{self.dtype.name}")
         if self._h.device != lib.LM_CPU:
             extra += f", device='{self.device}'"
         meta = getattr(self, "_ag", None)

@@ -5,6 +5,7 @@ from .. import _multi
 from .. import _numpy
 from .. import _ops
 from .. import _tensor
+from .._runtime import get_default_dtype
 from ..autograd import grad_mode as _grad_mode
 
 
@@ -137,9 +138,9 @@ def nonnegative_integer(v):
 
 
 def broadcast_all(*values):
-    """Tensors and numbers broadcast to one shape (numbers as float32 tensors, as PyTorch's default dtype)."""
+    """Tensors and numbers broadcast to one shape (numbers as tensors of the default dtype, as PyTorch's)."""
     tensors = [v for v in values if isinstance(v, _tensor.Tensor)]
-    dtype = tensors[0].dtype if tensors else _dtype.float32
+    dtype = tensors[0].dtype if tensors else get_default_dtype()
     values = [v if isinstance(v, _tensor.Tensor) else _numpy.tensor(float(v), dtype=dtype) for v in values]
     return list(_multi.broadcast_tensors(*values))
 

@@ -5,7 +5,7 @@ import math
 import warnings
 
 from .. import _ops
-from .._dtype import float32
+from .._runtime import get_default_dtype
 from .._generator import Generator
 from .._linalg_api import qr as _qr
 from .._numpy import as_tensor
@@ -21,7 +21,7 @@ def _check(tensor, name, generator=None):
 
 
 def _fill_random(tensor, sample):
-    dtype = tensor.dtype if tensor.dtype.is_floating_point else float32
+    dtype = tensor.dtype if tensor.dtype.is_floating_point else get_default_dtype()
     with no_grad():
         tensor.copy_(sample(tuple(tensor.shape), dtype))
     return tensor
@@ -159,7 +159,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     if tensor.numel() == 0:
         return tensor
     rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
-    dtype = tensor.dtype if tensor.dtype.is_floating_point else float32
+    dtype = tensor.dtype if tensor.dtype.is_floating_point else get_default_dtype()
     flat = _standard((rows, cols), dtype, generator, True)
     if rows < cols:
         flat = flat.t()

@@ -3,8 +3,8 @@ the same submodules (self_attn, linear1, norm1, ...), so state_dicts load across
 (norm_first=True for pre-norm)."""
 import copy
 
-from .. import _dtype
 from .. import _ops
+from .._runtime import get_default_dtype
 
 from . import functional as F, init
 from .attention import MultiheadAttention
@@ -31,7 +31,7 @@ def _clones(module, n):
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """A (sz, sz) float mask: -inf above the diagonal, 0 on and below it."""
-    dtype = _dtype.float32 if dtype is None else dtype
+    dtype = get_default_dtype() if dtype is None else dtype
     return _ops.full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(1)
 
 
