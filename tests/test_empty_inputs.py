@@ -98,3 +98,12 @@ def test_every_op_with_an_empty_dim_does_not_crash():
 def test_sizes_and_offsets_that_overflow_int64_are_refused():
     r, last = _run(OVERFLOW)
     assert r.returncode == 0 and last == "DONE", f"crashed (rc {r.returncode}) at case {last}\n{r.stderr[-2000:]}"
+
+
+def test_huge_sizes_beside_a_zero_make_an_empty_tensor():
+    """PyTorch allocates nothing for (2**31, 2**31, 0): the product is 0, whatever the others."""
+    import loom
+    for t in (loom.ones(2 ** 31, 2 ** 31, 0), loom.empty(2 ** 62, 4, 0), loom.zeros(0, 2 ** 40, dtype=loom.int8)):
+        assert t.numel() == 0 and 0 in t.shape
+    assert loom.ones(2 ** 31, 2 ** 31, 0).shape == (2 ** 31, 2 ** 31, 0)
+    assert loom.ones(2 ** 31, 2 ** 31, 0).sum().item() == 0

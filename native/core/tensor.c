@@ -84,9 +84,9 @@ void lm_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides) {
 }
 
 int64_t lm_numel(const lm_tensor *t) {
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++) n *= t->shape[d];
-    return n;
+    uint64_t n = 1;   /* unsigned: huge sizes beside a 0 wrap harmlessly on the way to 0 */
+    for (int d = 0; d < t->ndim; d++) n *= (uint64_t)t->shape[d];
+    return (int64_t)n;
 }
 
 bool lm_is_contiguous(const lm_tensor *t) {
@@ -125,8 +125,10 @@ static int checked_bytes(int ndim, const int64_t *shape, int dtype, size_t *out)
     if (lm_check_shape(ndim, shape)) return -1;
     if (dtype < 0 || dtype >= LM_NUM_DTYPES) return lm_set_error(LM_ERR_TYPE, "invalid dtype code %d", dtype);
     uint64_t n = 1;
+    for (int d = 0; d < ndim; d++)
+        if (shape[d] == 0) { *out = 0; return 0; }   /* empty whatever the other sizes, as in PyTorch */
     for (int d = 0; d < ndim; d++) {
-        if (shape[d] && n > (UINT64_MAX >> 4) / (uint64_t)shape[d])
+        if (n > (UINT64_MAX >> 4) / (uint64_t)shape[d])
             return lm_set_error(LM_ERR_MEMORY, "tensor of this shape is too large to allocate");
         n *= (uint64_t)shape[d];
     }

@@ -8,6 +8,13 @@ from loom._C import lib
 def main():
     print(f"loom {loom.__version__}: {len(loom._ops.__all__)} operators from ops/, "
           f"{lib.lm_get_num_threads()} threads")
+    if loom.cuda.is_available():
+        print(f"CUDA: {loom.cuda.get_device_name()} ({loom.cuda.device_count()} device(s))")
+    else:
+        try:
+            loom.cuda._lazy_init()
+        except RuntimeError as e:
+            print(f"CUDA: not available ({e})")
     a = loom.arange(6, dtype=loom.float32).reshape(2, 3)
     b = loom.from_numpy(np.ones((3,), dtype=np.float32))
     print("a =", a)
