@@ -43,6 +43,12 @@ lm_tensor *lm_run_cpu_pointwise(const lm_pointwise_spec *spec, const lm_pointwis
 lm_tensor *lm_run_cpu_reduce(const lm_reduce_spec *spec, const lm_reduce_plan *plan, lm_tensor *self);
 int lm_run_cpu_copy(lm_tensor *dst, lm_tensor *src);
 
+/* What every device's pointwise runner does alike: input k in the compute dtype (through a copy
+ * when it partially overlaps out), a new reference or NULL; and the result handed over (target, a
+ * new reference, converted into out when out is of another dtype; out's version bumped) */
+lm_tensor *lm_pointwise_input(lm_tensor *in, int compute, const lm_tensor *out);
+lm_tensor *lm_pointwise_result(lm_tensor *out, lm_tensor *target);
+
 int lm_pointwise_plan_make(const lm_pointwise_spec *spec, lm_tensor **ins, lm_tensor *out, const void *ctx,
                            lm_pointwise_plan *plan);
 int lm_reduce_plan_make(const lm_reduce_spec *spec, lm_tensor *self, const int64_t *dims, int64_t ndims,

@@ -102,3 +102,36 @@ lm_tensor *lm_pointwise(const lm_pointwise_spec *spec, lm_tensor **ins, lm_tenso
     if (lm_pointwise_plan_make(spec, ins, out, ctx, &plan)) return NULL;
     return lm_runners(plan.device)->pointwise(spec, &plan, ins, out, ctx);
 }
+
+/* ---- shared by the devices' runners ---- */
+
+static bool partial_overlap(const lm_tensor *out, const lm_tensor *in) {
+    if (out->storage != in->storage) return false;
+    if (out->offset == in->offset && lm_same_shape(out, in) &&
+        !memcmp(out->strides, in->strides, sizeof(int64_t) * (size_t)out->ndim))
+        return false;   /* exact aliasing is fine for elementwise work */
+    return true;
+}
+
+lm_tensor *lm_pointwise_input(lm_tensor *in, int compute, const lm_tensor *out) {
+    lm_tensor *c = lm_cast(in, compute);
+    if (c && c == in && out && partial_overlap(out, c)) {   /* partial overlap: read a copy */
+        lm_tensor *copy = lm_empty_like(c, -1);
+        if (copy && lm_copy_into(copy, c)) { lm_release(copy); copy = NULL; }
+        lm_release(c);
+        c = copy;
+    }
+    return c;
+}
+
+lm_tensor *lm_pointwise_result(lm_tensor *out, lm_tensor *target) {
+    if (out && target != out) {   /* out of another dtype: the result converted into it */
+        int err = lm_copy_into(out, target);
+        lm_release(target);
+        if (err) return NULL;
+        lm_retain(out);
+        return out;
+    }
+    if (out) lm_bump_version(out);
+    return target;
+}

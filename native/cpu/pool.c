@@ -389,15 +389,6 @@ int lm_cpu_adaptive_max_pool2d(lm_tensor *self, const int64_t *output_size, int6
     G.OW = os[1];
     lm_tensor *x = lm_contiguous(self), *vals = pooled(self, &G, self->dtype), *idx = pooled(self, &G, LM_INT64);
     if (!x || !vals || !idx) { lm_release(x); lm_release(vals); lm_release(idx); return -1; }
-    if (self->device == LM_CUDA) {
-        lm_cuda_pool_geom cg = {G.planes, G.H, G.W, G.OH, G.OW, G.kh, G.kw, G.sh, G.sw, G.ph, G.pw, G.dh, G.dw};
-        int err = lm_cuda_max_pool_run(self->dtype, &cg, lm_bytes(x), lm_bytes(vals), (int64_t *)lm_bytes(idx));
-        lm_release(x);
-        if (err) { lm_release(vals); lm_release(idx); return -1; }
-        out[0] = vals;
-        out[1] = idx;
-        return 0;
-    }
     const pgeom g = G;
     bool par = lm_should_parallelize(g.planes * (g.H * g.W + g.OH * g.OW));
     void *gil = par ? lm_gil_release() : NULL;

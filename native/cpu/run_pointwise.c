@@ -4,14 +4,6 @@
 #include <string.h>
 #include "device.h"
 
-static bool overlaps(const lm_tensor *out, const lm_tensor *in) {
-    if (out->storage != in->storage) return false;
-    if (out->offset == in->offset && lm_same_shape(out, in) &&
-        !memcmp(out->strides, in->strides, sizeof(int64_t) * (size_t)out->ndim))
-        return false;   /* exact aliasing is fine for elementwise work */
-    return true;
-}
-
 /* The common case, kept free of casts and the general iterator: fresh output,
  * inputs already in the compute dtype, each contiguous at the output's
  * shape or a single element. NULL (no error set) when it does not apply. */
@@ -68,13 +60,7 @@ lm_tensor *lm_run_cpu_pointwise(const lm_pointwise_spec *spec, const lm_pointwis
     ops[0] = target;
     int k = 0;
     for (; k < n; k++) {
-        lm_tensor *c = lm_cast(ins[k], p->compute);
-        if (c && c == ins[k] && out && overlaps(out, c)) {   /* partial overlap: read a copy */
-            lm_tensor *copy = lm_empty_like(c, -1);
-            if (copy && lm_copy_into(copy, c)) { lm_release(copy); copy = NULL; }
-            lm_release(c);
-            c = copy;
-        }
+        lm_tensor *c = lm_pointwise_input(ins[k], p->compute, out);
         if (!c) break;
         ops[k + 1] = c;
     }
@@ -86,13 +72,5 @@ lm_tensor *lm_run_cpu_pointwise(const lm_pointwise_spec *spec, const lm_pointwis
     }
     for (int j = 0; j < k; j++) lm_release(ops[j + 1]);
     if (err) { lm_release(target); return NULL; }
-    if (out && target != out) {
-        err = lm_copy_into(out, target);
-        lm_release(target);
-        if (err) return NULL;
-        lm_retain(out);
-        return out;
-    }
-    if (out) lm_bump_version(out);
-    return target;
+    return lm_pointwise_result(out, target);
 }

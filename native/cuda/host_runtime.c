@@ -48,14 +48,6 @@ static int no_kernel(const char *name, int dtype) {
 
 /* ---- pointwise ------------------------------------------------------------ */
 
-static bool overlaps(const lm_tensor *out, const lm_tensor *in) {
-    if (out->storage != in->storage) return false;
-    if (out->offset == in->offset && lm_same_shape(out, in) &&
-        !memcmp(out->strides, in->strides, sizeof(int64_t) * (size_t)out->ndim))
-        return false;
-    return true;
-}
-
 /* a CPU operand of a CUDA op (a Python number, a 0-d CPU tensor): its value in `dtype` */
 static void host_value(lm_tensor *t, int dtype, uint64_t *bits) {
     char *d[2] = {(char *)bits, lm_bytes(t)};
@@ -95,13 +87,7 @@ static lm_tensor *cuda_pointwise(const lm_pointwise_spec *spec, const lm_pointwi
             ops[k + 1] = &stub[k];
             continue;
         }
-        lm_tensor *c = lm_cast(in, p->compute);
-        if (c && c == in && out && overlaps(out, c)) {   /* partial overlap: read a copy */
-            lm_tensor *copy = lm_empty_like(c, -1);
-            if (copy && lm_copy_into(copy, c)) { lm_release(copy); copy = NULL; }
-            lm_release(c);
-            c = copy;
-        }
+        lm_tensor *c = lm_pointwise_input(in, p->compute, out);
         if (!c) break;
         ops[k + 1] = owned[k + 1] = c;
     }
@@ -113,15 +99,7 @@ static lm_tensor *cuda_pointwise(const lm_pointwise_spec *spec, const lm_pointwi
     }
     for (int j = 1; j <= n; j++) lm_release(owned[j]);
     if (err) { lm_release(target); return NULL; }
-    if (out && target != out) {
-        err = lm_copy_into(out, target);
-        lm_release(target);
-        if (err) return NULL;
-        lm_retain(out);
-        return out;
-    }
-    if (out) lm_bump_version(out);
-    return target;
+    return lm_pointwise_result(out, target);
 }
 
 /* ---- reductions ------------------------------------------------------------

@@ -140,13 +140,9 @@ class Tensor(_autograd.TensorBase):
         return bool((self == element).any().item())
 
     # ---- NumPy: zero-copy both ways ----
-    @property
-    def __array_interface__(self):
-        h = self._h
-        if h.device != lib.LM_CPU:
-            raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the "
-                            "tensor to host memory first.")
-        item = self.dtype.itemsize
+    def _interface(self):
+        """The array interface dict (version 3) over this tensor's memory, wherever it is."""
+        h, item = self._h, self.dtype.itemsize
         return {
             "version": 3,
             "shape": tuple(ffi.unpack(h.shape, h.ndim)),
@@ -156,22 +152,20 @@ class Tensor(_autograd.TensorBase):
         }
 
     @property
+    def __array_interface__(self):
+        if self._h.device != lib.LM_CPU:
+            raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the "
+                            "tensor to host memory first.")
+        return self._interface()
+
+    @property
     def __cuda_array_interface__(self):
         """Zero-copy exchange with CuPy, Numba, PyTorch (torch.as_tensor) on the GPU."""
-        h = self._h
-        if h.device != lib.LM_CUDA:
+        if self._h.device != lib.LM_CUDA:
             raise AttributeError("__cuda_array_interface__ is only defined for CUDA tensors")
         if self.requires_grad:
             raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
-        item = self.dtype.itemsize
-        return {
-            "version": 3,
-            "shape": tuple(ffi.unpack(h.shape, h.ndim)),
-            "typestr": self.dtype.numpy.str,
-            "data": (int(ffi.cast("uintptr_t", lib.lm_data_ptr(h))), False),
-            "strides": tuple(s * item for s in ffi.unpack(h.strides, h.ndim)),
-            "stream": 1,   # loom's work runs on the legacy default stream
-        }
+        return dict(self._interface(), stream=1)   # loom's work runs on the legacy default stream
 
     def numpy(self):
         """A NumPy array sharing this tensor's memory."""
