@@ -137,17 +137,20 @@ def loop_unpack(op):
     return lines
 
 
-def kernel_call(op, mode, scalar_input=-1):
+def kernel_call(op, mode, dt, scalar_input=-1):
     """The kernel macro applied to one element. mode: values x0.. (CUDA), contiguous inputs x0[i]..,
-    strided through d[]/s[], or one broadcast scalar input `v` (scalar_input)."""
+    strided through d[]/s[], or one broadcast scalar input `v` (scalar_input, already loaded).
+    Elements are stored as S and loaded as the compute type T (float16/bfloat16: float)."""
+    load = load_macro(dt)
+
     def element(k):
         if k == scalar_input:
             return "v"
         if mode == "value":   # the CUDA functors: one element per parameter x0, x1, ..
-            return f"x{k}"
+            return f"{load}(x{k})"
         if mode == "contiguous":
-            return f"x{k}[i]" if scalar_input < 0 else "x[i]"
-        return f"*(const T *)(d[{k + 1}] + i * s[{k + 1}])"
+            return f"{load}(x{k}[i])" if scalar_input < 0 else f"{load}(x[i])"
+        return f"{load}(*(const S *)(d[{k + 1}] + i * s[{k + 1}]))"
 
     args, k = ["T"], 0
     for a in op.schema.args:
@@ -173,7 +176,22 @@ def check_call(op):
 
 
 def ctype(dt):
+    """The C type of an element of dt as stored."""
     return CTYPES[dt]
+
+
+def compute_ctype(dt):
+    """The C type kernels compute dt in (float for float16/bfloat16)."""
+    return CTYPES[TABLE[dt].work]
+
+
+def load_macro(dt):
+    return f"LM_LOAD_{TABLE[dt].enum}"
+
+
+def store_macro(op, dt):
+    """What turns a pointwise kernel's value into the stored result element."""
+    return "LM_STORE_LM_BOOL" if op.promote == "bool_out" else f"LM_STORE_{TABLE[dt].enum}"
 
 
 def out_ctype(op, dt):
@@ -204,10 +222,22 @@ def cuda_shard(op):
     return shard(op) % NCUDA
 
 
+def work(dt):
+    """The dtype a generated loop of dt computes in (float16/bfloat16: float32's loop)."""
+    return TABLE[dt].work
+
+
+def loop_dtypes(op):
+    """The dtypes an op's generated loops are stamped for: those it lists, each as its work dtype."""
+    return list(dict.fromkeys(work(d) for d in op.dtypes))
+
+
 def dtype_row(op, prefix):
     """An initializer row over every dtype in table order (C++ has no designated array
-    initializers): PREFIX<dtype> where the op lists the dtype, else nullptr."""
-    return ", ".join(prefix + d.name if d.name in op.dtypes else "nullptr" for d in TABLE.dtypes)
+    initializers): PREFIX<dtype> where the op lists the dtype, else nullptr. A reduction of
+    float16/bfloat16 is float32's (the driver accumulates them in float32)."""
+    name = work if op.kind == "reduction" else str
+    return ", ".join(prefix + name(d.name) if d.name in op.dtypes else "nullptr" for d in TABLE.dtypes)
 
 
 def fallback_call_args(op):
@@ -221,3 +251,17 @@ def fallback_call_args(op):
         else:
             out.append(types.row(a.type).args(a.name))
     return out
+
+
+def upcast_call_args(op, upcast, dtype_args):
+    """The entry's arguments with the float32 copies (u_NAME) and dtype arguments as their work dtype."""
+    out = []
+    for a in op.schema.args:
+        if a.name in upcast:
+            out.append(f"u_{a.name}, {a.name}_len" if a.type.is_list else f"u_{a.name}")
+        elif a.name in dtype_args:
+            out.append(f"{a.name} >= 0 && {a.name} < LM_NUM_DTYPES ? lm_dtype_work[{a.name}] : {a.name}")
+        else:
+            out.append(types.row(a.type).args(a.name))
+    return out
+

@@ -10,7 +10,7 @@ from .errors import SpecError, did_you_mean
 
 PATH = Path(__file__).resolve().parent.parent / "dtypes.yaml"
 CATEGORIES = ("bool", "integral", "floating", "complex")   # promotion raises along this order
-KEYS = ("name", "c", "cuda", "category", "bits", "signed", "numpy", "dlpack", "aliases", "sets", "max")
+KEYS = ("name", "c", "cuda", "category", "bits", "signed", "numpy", "dlpack", "aliases", "sets", "max", "compute", "digits")
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,18 @@ class DType:
     sets: tuple
     line: int
     max: str = ""   # floating: the largest finite value, a C literal ("" for the widest: any Python float fits)
+    compute: str = ""   # the dtype kernels compute in ("": itself); float16/bfloat16 compute in float32
+    digits: int = 0     # floating: significand bits (FLT_MANT_DIG)
+
+    @property
+    def work(self):
+        """The dtype kernels compute in: itself, or (a storage-only dtype) its `compute` dtype."""
+        return self.compute or self.name
+
+    @property
+    def stored(self):
+        """Storage-only: kept in memory as `c` (a struct), computed in `compute`."""
+        return bool(self.compute)
 
     @property
     def enum(self):
@@ -67,6 +79,11 @@ class DTypeTable:
     @property
     def names(self):
         return tuple(d.name for d in self.dtypes)
+
+    @property
+    def plain(self):
+        """The dtypes kernels compute in directly (every one but the storage-only)."""
+        return tuple(d for d in self.dtypes if not d.stored)
 
     def __getitem__(self, name):
         return next(d for d in self.dtypes if d.name == name)
@@ -141,13 +158,15 @@ def _row(entry, code, shown):
         err("bits is 8, 16, 32, 64 or 128", "bits")
     if entry["category"] == "integral" and not isinstance(entry.get("signed"), bool):
         err("an integral dtype says signed: true or false", "signed")
+    if (entry["category"] == "floating") != isinstance(entry.get("digits"), int):
+        err("a floating dtype (and only one) says digits: its significand bits", "digits")
     dl = entry["dlpack"]
     if not (isinstance(dl, list) and len(dl) == 2 and all(isinstance(x, int) for x in dl)):
         err("dlpack is [type code, bits]", "dlpack")
     return DType(str(entry["name"]), code, str(entry["c"]), str(entry["cuda"]), entry["category"], bits,
                  bool(entry.get("signed", entry["category"] != "bool")), str(entry["numpy"]), tuple(dl),
                  tuple(str(a) for a in entry.get("aliases", [])), tuple(str(s) for s in entry.get("sets", [])), line,
-                 str(entry.get("max", "")))
+                 str(entry.get("max", "")), str(entry.get("compute", "")), int(entry.get("digits", 0)))
 
 
 def load(path=PATH):
@@ -159,6 +178,12 @@ def load(path=PATH):
             if n in seen:
                 raise SpecError(Path(path).name, d.line, f"dtype name '{n}' is already used on line {seen[n]}")
             seen[n] = d.line
+    names = {d.name: d for d in rows}
+    for d in rows:
+        if d.compute and (d.compute not in names or names[d.compute].stored or d.category != "floating"
+                          or names[d.compute].category != "floating"):
+            raise SpecError(Path(path).name, d.line, f"compute: '{d.compute}' must name a floating dtype of the table "
+                            "that computes in itself (and only a floating dtype has one)")
     if not rows or rows[0].name != "bool":
         raise SpecError(Path(path).name, 1, "the first dtype is bool (code 0: comparisons and masks)")
     return DTypeTable(rows, str(path))

@@ -42,7 +42,7 @@ def core_cdef(native):
 
 
 def _dtype_context():
-    return dict(enum=dtype_enum(), dts=TABLE.dtypes, categories=CATEGORIES, promote=TABLE.promotion_table(),
+    return dict(enum=dtype_enum(), dts=TABLE.dtypes, plain=TABLE.plain, categories=CATEGORIES, promote=TABLE.promotion_table(),
                 to_complex={d.name: TABLE.to_complex(d.name) for d in TABLE.dtypes})
 
 

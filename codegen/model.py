@@ -18,8 +18,8 @@ KINDS = ("pointwise", "reduction", "kernel", "composite")
 VARIANTS = ("function", "method", "inplace", "out")
 PROMOTE = ("default", "float", "bool_out", "scalars")
 REDUCE_RULES = ("sum", "keep", "bool", "float")
-TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "skip", "nondeterministic", "layouts")
-KEYS = ("func", "variants", "doc", "dtypes", "index_args", "cross_device", "promote", "reduce", "mean", "operators", "test",
+TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "skip", "nondeterministic", "layouts", "dtypes")
+KEYS = ("func", "variants", "doc", "dtypes", "index_args", "cross_device", "upcast", "promote", "reduce", "mean", "operators", "test",
         "python_module") + KINDS
 PYTHON_MODULES = ("linalg", "fft", "special", "nn.functional")   # the namespaces python_module: places ops in
 CTX_TYPES = ("Scalar", "float", "int", "bool")
@@ -49,6 +49,10 @@ class Op:
     # back), "composite" (its parts'), "" (none: CUDA tensors get NotImplementedError)
     cuda: str = ""
     cross_device: bool = False   # its Tensors may be on different devices (copy_); others must share one
+    # a hand-written kernel meets float16/bfloat16 as float32 copies, its floating results rounded
+    # back once (PyTorch's opmath): every such op listing them but views and those saying `upcast: false`
+    # (their kernel moves 16-bit elements itself: copies, joins, factories)
+    upcast: bool = False
 
     @property
     def name(self):
@@ -367,11 +371,16 @@ def parse_op(entry, path, kernels):
     cross_device = entry.get("cross_device", False)
     if not isinstance(cross_device, bool) or (cross_device and kind != "kernel"):
         err("'cross_device' is a boolean for hand-written kernels (kernel: NAME)", "cross_device")
+    upcast = entry.get("upcast", True)
+    if not isinstance(upcast, bool) or ("upcast" in entry and kind != "kernel"):
+        err("'upcast' is a boolean for hand-written kernels (kernel: NAME)", "upcast")
+    views = any(r.type.alias and not r.type.mutable for r in schema.returns)
+    upcast = upcast and kind == "kernel" and not views and any(TABLE[d].stored for d in dtypes)
     op = Op(schema, kind, kernel.strip(), variants, dtypes,
             doc.strip(), line, promote, reduce, mean, tuple(operators), dict(test), tuple(index_args),
             kind == "pointwise" and kernel.strip() in kernels.checked, path,
             _python_module(entry.get("python_module", []), schema.name, lambda m: err(m, "python_module")),
-            kernels.cuda(kind, kernel.strip(), schema), cross_device)
+            kernels.cuda(kind, kernel.strip(), schema), cross_device, upcast)
     _check_kind(op, err)
     _check_variants(op, err)
     return op

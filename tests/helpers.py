@@ -7,7 +7,7 @@ import nnref
 from codegen.dtypes import TABLE
 
 import loom
-from opinputs import MODEL
+from opinputs import MODEL, NUMPY_LACKS, TOL
 
 DTYPES = tuple(d.name for d in TABLE.dtypes)
 CATEGORY = {d.name: ("bool", "integral", "floating", "complex").index(d.category) for d in TABLE.dtypes}
@@ -157,16 +157,28 @@ def reference(op, env):
             return eval(op.test["ref"], dict(env, np=np, ref=nnref))
 
 
+def npv(t):
+    """A loom tensor's values as a NumPy array (bfloat16, which NumPy lacks, as float32: exact)."""
+    return (t.float() if t.dtype.numpy is None else t).numpy()
+
+
+def np_dtype(name):
+    """The NumPy dtype a reference for dtype `name` computes in (bfloat16: float32)."""
+    return np.float32 if name in NUMPY_LACKS else np.dtype(name)
+
+
 def assert_close(actual, expected, dtype_name, op=None, msg=""):
     """Compare a loom result to a NumPy reference at the tolerance of dtype_name."""
-    got = actual.numpy() if isinstance(actual, loom.Tensor) else np.asarray(actual)
+    got = npv(actual) if isinstance(actual, loom.Tensor) else np.asarray(actual)
     expected = np.asarray(expected)
     assert got.shape == expected.shape, f"{msg}: shape {got.shape} != {expected.shape}"
     if got.dtype == bool and expected.dtype != bool:
         expected = expected != 0
-    tol = {"float32": (2e-5, 1e-5), "float64": (1e-10, 1e-12)}.get(dtype_name, (0, 0))
+    tol = tuple(TOL[dtype_name].values()) if dtype_name in TOL else (0, 0)
     if op is not None:
         tol = (op.test.get("rtol", tol[0]), op.test.get("atol", tol[1]))
+        if dtype_name in ("float16", "bfloat16"):   # an op's own tolerance is for float32/64
+            tol = tuple(max(a, b) for a, b in zip(tol, TOL[dtype_name].values()))
     if got.dtype.kind in "biu" and expected.dtype.kind == "f" and np.all(np.isfinite(expected)):
         expected = expected.astype(got.dtype)
     np.testing.assert_allclose(got, expected, rtol=tol[0], atol=tol[1], equal_nan=True, err_msg=msg)

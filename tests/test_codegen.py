@@ -36,7 +36,7 @@ BAD = [
     ("unknown variant", "- func: neg(Tensor self) -> Tensor\n  variants: function, methd\n  pointwise: neg\n", 2,
      r"unknown variant 'methd' \(did you mean 'method'\?\)"),
     ("unknown dtype set", GOOD + "  dtypes: floats\n", 4, r"unknown dtype set 'floats'"),
-    ("unknown dtype", GOOD + "  dtypes: [float32, float16]\n", 4, r"unknown dtype 'float16'"),
+    ("unknown dtype", GOOD + "  dtypes: [float32, complex32]\n", 4, r"unknown dtype 'complex32'"),
     ("operator needs inplace", GOOD + "  operators: [__iadd__]\n", 1, r"operator __iadd__ needs the inplace variant"),
     ("default does not fit", "- func: neg(Tensor self, int k=1.5) -> Tensor\n  kernel: view\n", 1,
      r"default 1.5 does not fit type 'int'"),

@@ -22,16 +22,19 @@ NVCC = shutil.which("nvcc") or next((p for p in ("/usr/local/cuda/bin/nvcc",) if
 def _pointwise_block(op, dt):
     nin = len(op.inputs)
     lines = [f"{{   /* {op.schema.full_name}, {dt} */",
-             f"    typedef {cgen.ctype(dt)} T;",
-             f"    typedef {cgen.out_ctype(op, dt)} O;"]
+             f"    typedef {cgen.compute_ctype(dt)} T;",
+             f"    typedef {cgen.ctype(dt)} S;",
+             f"    typedef {cgen.out_ctype(op, dt)} O;",
+             "    (void)sizeof(T);"]
     fields = cgen.ctx_fields(op)
     if fields:
         lines.append("    typedef struct { " + " ".join(f"{t} {n};" for t, n in fields) + " } ctx_t;")
         lines.append("    const ctx_t *c = (const ctx_t *)vc;")
         lines += ["    " + ln for ln in cgen.loop_unpack(op)]
     lines.append("    O *o = (O *)d[0];")
-    lines += [f"    const T *x{k} = (const T *)d[{k + 1}];" for k in range(nin)]
-    lines.append(f"    for (int64_t i = 0; i < n; i++) o[i] = (O)({cgen.kernel_call(op, 'contiguous')});")
+    lines += [f"    const S *x{k} = (const S *)d[{k + 1}];" for k in range(nin)]
+    lines.append(f"    for (int64_t i = 0; i < n; i++) o[i] = {cgen.store_macro(op, dt)}("
+                 f"{cgen.kernel_call(op, 'contiguous', dt)});")
     lines.append("}")
     return lines
 
@@ -53,7 +56,7 @@ def translation_unit():
     headers += sorted(f"kernels/reduce/{p.name}" for p in (ROOT / "native/kernels/reduce").glob("*.h"))
     body, seen = [], set()
     for op in MODEL.ops:
-        for dt in op.dtypes:
+        for dt in (op.dtypes if op.kind == "pointwise" else cgen.loop_dtypes(op)):
             if op.kind == "pointwise":
                 block = _pointwise_block(op, dt)
             elif op.kind == "reduction":
@@ -108,8 +111,8 @@ def test_unit_covers_every_kernel():
         for p in (ROOT / "native/kernels" / folder).glob("*.h"):
             if any(op.kernel == p.stem for op in MODEL.ops):
                 assert f"{prefix}{p.stem}" in text, p.name
-    for dt in ("float", "double", "int32_t", "int64_t", "uint8_t", "bool"):
-        assert f"typedef {dt} T;" in text
+    for dt in ("float", "double", "int32_t", "int64_t", "uint8_t", "bool", "lm_float16", "lm_bfloat16"):
+        assert f"typedef {dt} {'S' if dt.startswith('lm_') else 'T'};" in text
 
 
 def test_kernel_headers_compile_as_c11(tmp_path):

@@ -12,7 +12,8 @@ from opinputs import LAYOUTS, MODEL, TOL, expected_dtype, make_inputs
 
 TESTED = [op for op in MODEL.ops if "ref" in op.test and not op.test.get("skip")
           and not op.test.get("nondeterministic")]
-CASES = [(op, dt, layout) for op in TESTED for dt in op.dtypes for layout in op.test.get("layouts", LAYOUTS)]
+CASES = [(op, dt, layout) for op in TESTED for dt in op.test.get("dtypes", op.dtypes)
+         for layout in op.test.get("layouts", LAYOUTS)]
 REDUCE_DIMS = [None, 0, -1, (0, 1)]
 
 
@@ -22,6 +23,10 @@ def _id(case):
 
 
 def reference(op, np_args):
+    # float16 data: the reference in float32 (NumPy's float16 loops round every step)
+    np_args = {k: v.astype(np.float32) if isinstance(v, np.ndarray) and v.dtype == np.float16 else
+               [x.astype(np.float32) if isinstance(x, np.ndarray) and x.dtype == np.float16 else x for x in v]
+               if isinstance(v, list) else v for k, v in np_args.items()}
     env = dict(np_args, np=np, ref=nnref)
     try:
         with np.errstate(all="ignore"):
@@ -53,11 +58,13 @@ def check(actual, expected, dtype, op):
             check(a, e, None, op)
         return
     assert isinstance(actual, loom.Tensor)
-    got = actual.numpy()
+    got = (actual.float() if actual.dtype.numpy is None else actual).numpy()   # bfloat16 through float32
     expected = np.asarray(expected)
     assert got.shape == expected.shape, f"shape {got.shape} != {expected.shape}"
     tol = TOL.get(str(actual.dtype.name), dict(rtol=0, atol=0))
     tol = dict(rtol=op.test.get("rtol", tol["rtol"]), atol=op.test.get("atol", tol["atol"]))
+    if actual.dtype.itemsize == 2 and actual.dtype.is_floating_point:   # an op's own tolerance is for float32/64
+        tol = {k: max(v, TOL[actual.dtype.name][k]) for k, v in tol.items()}
     if got.dtype == bool and expected.dtype != bool:   # bool arithmetic is logical in loom, as in PyTorch
         expected = expected != 0
     if got.dtype.kind in "biu" and expected.dtype.kind == "f":

@@ -13,9 +13,10 @@ typedef struct {
     int64_t shape[LM_MAX_DIMS];   /* the broadcast (or out=) shape */
 } lm_pointwise_plan;
 
-/* what lm_reduce decided: the accumulating dtype, the reduced dims, the result's shape */
+/* what lm_reduce decided: the accumulating dtype (runners' result), the op's result dtype
+ * (acc but for float16/bfloat16, which accumulate in float32), the reduced dims, the shape */
 typedef struct {
-    int acc, device, ndim;
+    int acc, result, device, ndim;
     bool red[LM_MAX_DIMS];
     int64_t shape[LM_MAX_DIMS], count;
 } lm_reduce_plan;

@@ -76,6 +76,14 @@ int lm_item(lm_tensor *t, lm_scalar *out);
 int lm_result_type(lm_tensor **ts, int n);
 bool lm_can_cast(int from, int to);
 int lm_get_default_dtype(void);             /* the float dtype factories and Python floats take */
+/* A hand-written kernel meets float16/bfloat16 as float32 copies, its floating results
+ * rounded back (the generated entries, codegen/templates/custom.c.j2): the stored dtype
+ * the floating arguments share (lm_low_note over them from -1; -2 when they differ or a
+ * plain float is among them), or the dtype argument's, else -1 */
+void lm_low_note(int *low, const lm_tensor *t);
+int lm_low_result(int low, int dtype_arg);
+lm_tensor *lm_upcast(lm_tensor *t);              /* new reference: t, or its float32 copy */
+lm_tensor *lm_round_back(lm_tensor *r, int low); /* r (stolen), or r rounded to `low` */
 int lm_set_default_dtype(int dtype);        /* float32 or float64 (TypeError otherwise) */
 void lm_bump_version(lm_tensor *t);
 lm_tensor *lm_move_to(lm_tensor *t, int device);   /* t on `device` (a copy, or t itself); takes t's reference */

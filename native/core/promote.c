@@ -51,3 +51,29 @@ int lm_result_type(lm_tensor **ts, int n) {
 bool lm_can_cast(int from, int to) {
     return lm_dtype_category(from) <= lm_dtype_category(to);
 }
+
+/* ---- float16/bfloat16 through kernels that compute in float32 ---- */
+
+void lm_low_note(int *low, const lm_tensor *t) {
+    if (!t || !lm_is_floating(t->dtype) || *low == -2) return;
+    int d = lm_dtype_work[t->dtype] != t->dtype ? t->dtype : -2;   /* a plain float outranks them */
+    *low = *low == -1 || *low == d ? d : -2;
+}
+
+int lm_low_result(int low, int dtype_arg) {
+    if (dtype_arg >= 0) return lm_dtype_valid(dtype_arg) && lm_dtype_work[dtype_arg] != dtype_arg ? dtype_arg : -1;
+    return low >= 0 ? low : -1;
+}
+
+lm_tensor *lm_upcast(lm_tensor *t) {
+    if (!t) return NULL;
+    if (lm_dtype_work[t->dtype] == t->dtype) { lm_retain(t); return t; }
+    return lm_cast(t, lm_dtype_work[t->dtype]);
+}
+
+lm_tensor *lm_round_back(lm_tensor *r, int low) {
+    if (!r || low < 0 || r->dtype != lm_dtype_work[low]) return r;
+    lm_tensor *c = lm_cast(r, low);
+    lm_release(r);
+    return c;
+}

@@ -22,10 +22,11 @@ int lm_reduce_plan_make(const lm_reduce_spec *spec, lm_tensor *self, const int64
                         bool keepdim, int dtype, lm_reduce_plan *p) {
     p->device = self->device;
     if (!lm_runners(p->device)) return -1;
-    p->acc = acc_dtype(spec, self, dtype);
-    if (p->acc < 0) return -1;
-    if (!spec->loops[LM_CPU][p->acc])   /* the dtypes the op lists (each device's runner finds its own kernel) */
-        return lm_set_error(LM_ERR_TYPE, "not implemented for dtype %s", lm_dtype_name(p->acc));
+    p->result = acc_dtype(spec, self, dtype);
+    if (p->result < 0) return -1;
+    if (!spec->loops[LM_CPU][p->result])   /* the dtypes the op lists (each device's runner finds its own kernel) */
+        return lm_set_error(LM_ERR_TYPE, "not implemented for dtype %s", lm_dtype_name(p->result));
+    p->acc = lm_dtype_work[p->result];
     memset(p->red, 0, sizeof p->red);
     if (!dims || ndims <= 0) {   /* None, or [] as in PyTorch: every dim */
         for (int d = 0; d < self->ndim; d++) p->red[d] = true;
@@ -57,6 +58,11 @@ lm_tensor *lm_reduce(const lm_reduce_spec *spec, lm_tensor *self, const int64_t 
     lm_reduce_plan plan;
     if (lm_reduce_plan_make(spec, self, dims, ndims, keepdim, dtype, &plan)) return NULL;
     lm_tensor *res = lm_runners(plan.device)->reduce(spec, &plan, self);
+    if (res && res->dtype != plan.result) {   /* float16/bfloat16: accumulated in float32, rounded once */
+        lm_tensor *r = lm_cast(res, plan.result);
+        lm_release(res);
+        res = r;
+    }
     if (!res || !out) return res;
     int err = lm_write_result(spec->name, out, res);
     lm_release(res);

@@ -238,6 +238,13 @@ void *lm_data_ptr(lm_tensor *t) { return lm_bytes(t); }
 
 lm_tensor *lm_scalar_tensor(lm_scalar v, int dtype, bool wrapped) {
     if (dtype < 0) dtype = v.kind == 2 ? LM_FLOAT64 : v.kind == 1 ? LM_INT64 : LM_BOOL;
+    if (lm_dtype_valid(dtype) && lm_dtype_work[dtype] != dtype) {   /* float16/bfloat16: rounded from float32 */
+        lm_tensor *w = lm_scalar_tensor(v, lm_dtype_work[dtype], false);
+        lm_tensor *t = w ? lm_cast(w, dtype) : NULL;
+        lm_release(w);
+        if (t && wrapped) t->flags |= LM_FLAG_WRAPPED_NUMBER;
+        return t;
+    }
     lm_tensor *t = lm_empty(0, NULL, dtype, LM_CPU);
     if (!t) return NULL;
     if (wrapped) t->flags |= LM_FLAG_WRAPPED_NUMBER;
@@ -256,6 +263,12 @@ int lm_item(lm_tensor *t, lm_scalar *out) {
         lm_tensor *h = lm_empty(t->ndim, t->shape, t->dtype, LM_CPU);
         int err = !h || lm_copy_into(h, t) || lm_item(h, out);
         lm_release(h);
+        return err ? -1 : 0;
+    }
+    if (lm_dtype_work[t->dtype] != t->dtype) {   /* float16/bfloat16: read as float32 */
+        lm_tensor *w = lm_cast(t, lm_dtype_work[t->dtype]);
+        int err = !w || lm_item(w, out);
+        lm_release(w);
         return err ? -1 : 0;
     }
     char *p = lm_bytes(t);

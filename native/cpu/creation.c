@@ -13,7 +13,7 @@ lm_tensor *lm_cpu_full(const int64_t *size, int64_t size_len, lm_scalar fill_val
     if (lm_check_scalar_fits(fill_value, dtype)) return NULL;
     lm_tensor *t = lm_empty((int)size_len, size, dtype, dev(device));
     if (!t) return NULL;
-    if (t->device != LM_CPU) {
+    if (t->device != LM_CPU || lm_dtype_work[dtype] != dtype) {   /* one element broadcast by the copy */
         lm_tensor *v = lm_scalar_tensor(fill_value, dtype, false);
         int err = !v || lm_copy_into(t, v);
         lm_release(v);

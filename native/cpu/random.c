@@ -50,10 +50,21 @@ static lm_tensor *make(const int64_t *size, int64_t n, int dtype, int device, bo
 
 /* devices: cpu, cuda */
 lm_tensor *lm_cpu_rand(const int64_t *size, int64_t size_len, int dtype, int device) {
-    lm_tensor *t = make(size, size_len, dtype, device, true);
+    lm_tensor *t = make(size, size_len, dtype, device < 0 || lm_dtype_work[dtype < 0 ? 0 : dtype] == dtype ?
+                        device : LM_CPU, true);
     if (!t) return NULL;
     if (t->device != LM_CPU) return on_device(t, 0, 0.0, 1.0);
     int64_t n = lm_numel(t);
+    if (lm_dtype_work[t->dtype] != t->dtype) {   /* float16/bfloat16: multiples of 2^-digits (never 1), made here */
+        int dg = lm_dtype_digits[t->dtype];
+        lm_tensor *w = lm_empty(t->ndim, t->shape, LM_FLOAT32, LM_CPU);
+        float *p = w ? (float *)lm_bytes(w) : NULL;
+        for (int64_t i = 0; p && i < n; i++) p[i] = ldexpf((float)(next() >> (64 - dg)), -dg);
+        int err = !w || lm_copy_into(t, w);
+        lm_release(w);
+        if (err) { lm_release(t); return NULL; }
+        return device > LM_CPU ? lm_move_to(t, device) : t;
+    }
     if (t->dtype == LM_FLOAT32) {
         float *p = (float *)lm_bytes(t);
         for (int64_t i = 0; i < n; i++) p[i] = (float)(next() >> 40) * 0x1.0p-24f;

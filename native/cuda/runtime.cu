@@ -86,16 +86,20 @@ int sm_count() {
 }
 
 /* ---- casts: the pointwise machinery with one input ---------------------- */
-template <class D, class S>
-struct CastF {
-    __device__ D operator()(S x) const { return (D)x; }
-};
-template <class D, class S>
-static int cast_launch(const lm_cuda_pw_args *a) { return launch_pointwise<D, S, 1>(a, CastF<D, S>{}); }
+/* one functor per (destination, source) pair, converting through the source's compute type */
+#define LM_CAST_FN(D, DE, SE, S, SN)                                                                  \
+    struct cast_##DE##_##SE {                                                                        \
+        __device__ D operator()(S x) const { return LM_STORE_##DE(LM_LOAD_##SE(x)); }                \
+    };                                                                                               \
+    static int cast_##DE##_##SE##_launch(const lm_cuda_pw_args *a) {                                 \
+        return launch_pointwise<D, S, 1>(a, cast_##DE##_##SE{});                                     \
+    }
+#define LM_CAST_FNS(E, D, DN) LM_FOR_EACH_ANY_DTYPE_WITH(LM_CAST_FN, D, E)
+LM_FOR_EACH_ANY_DTYPE(LM_CAST_FNS)
 
-#define LM_CAST_CELL(D, unused, E, S, N) cast_launch<D, S>,
-#define LM_CAST_ROW(E, D, N) { LM_FOR_EACH_DTYPE_WITH(LM_CAST_CELL, D, 0) },
-static const lm_cuda_pw_fn cast_table[LM_NUM_DTYPES][LM_NUM_DTYPES] = { LM_FOR_EACH_DTYPE(LM_CAST_ROW) };
+#define LM_CAST_CELL(D, DE, SE, S, SN) cast_##DE##_##SE##_launch,
+#define LM_CAST_ROW(E, D, DN) { LM_FOR_EACH_ANY_DTYPE_WITH(LM_CAST_CELL, D, E) },
+static const lm_cuda_pw_fn cast_table[LM_NUM_DTYPES][LM_NUM_DTYPES] = { LM_FOR_EACH_ANY_DTYPE(LM_CAST_ROW) };
 
 }  // namespace lm
 

@@ -7,10 +7,13 @@ from ._dtype_table import DTYPES as _TABLE
 
 class dtype:
     __slots__ = ("name", "code", "itemsize", "is_floating_point", "is_complex", "is_signed", "numpy", "category",
-                 "dlpack")
+                 "dlpack", "raw")
 
     def __init__(self, name, code, category, itemsize, np_name, dlpack, signed):
-        self.name, self.code, self.numpy, self.category = name, code, np.dtype(np_name), category
+        # numpy: NumPy's dtype, None where NumPy has none (bfloat16); raw: what holds the bytes
+        self.numpy = None if np_name == "none" else np.dtype(np_name)
+        self.raw = self.numpy if self.numpy is not None else np.dtype(f"uint{itemsize * 8}")
+        self.name, self.code, self.category = name, code, category
         self.itemsize, self.dlpack = itemsize, dlpack
         self.is_floating_point = category == "floating"
         self.is_complex = category == "complex"
@@ -30,7 +33,9 @@ NAMES = {n: d for d, row in zip(BY_CODE, _TABLE) for n in (row[0], *row[6])}
 BY_NAME = {d.name: d for d in BY_CODE}
 bool_, uint8, int32, int64, float32, float64 = (BY_NAME[n] for n in ("bool", "uint8", "int32", "int64", "float32",
                                                                       "float64"))
-FROM_NUMPY = {d.numpy: d for d in BY_CODE}
+FROM_NUMPY = {d.numpy: d for d in BY_CODE if d.numpy is not None}
+# torch's names of the dtypes NumPy lacks, for its message ("Got unsupported ScalarType BFloat16")
+SCALAR_TYPE = {"bfloat16": "BFloat16"}
 # Python types as dtypes, as torch.zeros(2, dtype=float) allows
 FROM_PYTHON = {bool: bool_, int: int64, float: float64}
 

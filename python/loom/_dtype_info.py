@@ -34,6 +34,11 @@ class finfo:
         if type is None:
             type = _float32
         _check(type, "finfo", True)
+        if type.numpy is None:   # bfloat16: float32's exponent, 8 significant bits
+            self.bits, self.eps, self.max = 16, 2.0 ** -7, float.fromhex("0x1.fep+127")
+            self.min, self.tiny, self.smallest_normal = -self.max, 2.0 ** -126, 2.0 ** -126
+            self.resolution, self.dtype = 0.01, type.name
+            return
         info = np.finfo(type.numpy)
         self.bits, self.eps, self.max, self.min = info.bits, float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)

@@ -26,13 +26,14 @@ def _lend(obj):
     return lib.lm_py_release, ffi.cast("void *", key)
 
 
-def from_numpy(a):
-    """A tensor sharing `a`'s memory: writes through either are seen by both."""
+def from_numpy(a, _as=None):
+    """A tensor sharing `a`'s memory: writes through either are seen by both. (_as: a loom dtype
+    NumPy lacks whose bytes `a` holds, as unsigned integers of its width: bfloat16 from a file.)"""
     if not isinstance(a, np.ndarray):
         raise TypeError(f"from_numpy(): expected np.ndarray (got {type(a).__name__})")
     if not a.dtype.isnative:
         raise TypeError("from_numpy(): arrays in non-native byte order are not supported")
-    dt = from_numpy_dtype(a.dtype)
+    dt = _as if _as is not None and _as.raw == a.dtype else from_numpy_dtype(a.dtype)
     if not a.flags.writeable:
         # read-only memory (np.frombuffer of bytes, say) would crash on an in-place op: copy it
         a = a.copy()
@@ -143,10 +144,14 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
         if arr.dtype == object or arr.dtype.kind not in "biuf":
             raise TypeError(f"tensor(): could not infer a dtype for data of type {type(data).__name__}")
         target = dtype.numpy if dtype is not None else from_numpy_dtype(arr.dtype).numpy
+        if target is None:   # bfloat16 (NumPy has none): rounded from float32 by loom's cast
+            target = np.dtype(np.float32)
         if dtype is not None and not isinstance(data, np.ndarray):
             _check_numbers_fit(arr, target)
         with np.errstate(over="ignore"):   # float64 data beyond float32 becomes inf, as in PyTorch
             out = from_numpy(np.array(arr, dtype=target, copy=True, order="C"))
+        if dtype is not None and out.dtype is not dtype:
+            out = out.to(dtype)
     if device is not None:
         out = out.to(device)
     if requires_grad:
@@ -174,6 +179,8 @@ def is_tensor(obj):
 
 
 def _reduce_tensor(self):
+    if self.dtype.numpy is None:   # bfloat16: its values as float32 (exact), rebuilt in its dtype
+        return (tensor, (self.float().numpy().copy(), self.dtype))
     return (tensor, (self.numpy().copy(),))
 
 

@@ -6,7 +6,9 @@ import numpy as np
 from . import _autograd
 from ._C import ffi, lib
 from ._dims import wrap_dim
-from ._dtype import BY_CODE, DEVICES, bool_, float32, float64, int32, int64, uint8
+from ._dtype import BY_CODE, BY_NAME, DEVICES, SCALAR_TYPE, bool_, float32, float64, int32, int64, uint8
+
+float16, bfloat16 = BY_NAME["float16"], BY_NAME["bfloat16"]
 from ._errors import raise_error
 
 
@@ -103,7 +105,8 @@ class Tensor(_autograd.TensorBase):
         return bool(s.i) if s.kind == 0 else s.i if s.kind == 1 else s.d
 
     def tolist(self):
-        return self.cpu().numpy().tolist()
+        t = self.cpu()
+        return (t.float() if t.dtype.numpy is None else t).numpy().tolist()
 
     def __bool__(self):
         if self.numel() != 1:
@@ -140,13 +143,16 @@ class Tensor(_autograd.TensorBase):
         return bool((self == element).any().item())
 
     # ---- NumPy: zero-copy both ways ----
-    def _interface(self):
-        """The array interface dict (version 3) over this tensor's memory, wherever it is."""
+    def _interface(self, raw=False):
+        """The array interface dict (version 3) over this tensor's memory, wherever it is (raw: as
+        the unsigned integers holding a dtype NumPy lacks, bfloat16)."""
         h, item = self._h, self.dtype.itemsize
+        if self.dtype.numpy is None and not raw:
+            raise TypeError(f"Got unsupported ScalarType {SCALAR_TYPE[self.dtype.name]}")
         return {
             "version": 3,
             "shape": tuple(ffi.unpack(h.shape, h.ndim)),
-            "typestr": self.dtype.numpy.str,
+            "typestr": (self.dtype.raw if raw else self.dtype.numpy).str,
             "data": (int(ffi.cast("uintptr_t", lib.lm_data_ptr(h))), False),
             "strides": tuple(s * item for s in ffi.unpack(h.strides, h.ndim)),
         }
@@ -189,10 +195,11 @@ class Tensor(_autograd.TensorBase):
         return (1, 0) if self._h.device == lib.LM_CPU else (2, 0)   # kDLCPU / kDLCUDA
 
     def __repr__(self):
-        a = self.cpu().numpy()
+        a = self.cpu()
+        a = (a.float() if a.dtype.numpy is None else a).numpy()   # bfloat16: shown through float32
         fmt = {"bool": lambda b: "True" if b else "False"}
         if a.dtype.kind == "f" and a.size:
-            finite = a[np.isfinite(a)]
+            finite = a[np.isfinite(a)].astype(np.float64)   # (float16 would overflow at 1e8)
             big = finite.size and (np.abs(finite).max() >= 1e8 or 0 < np.abs(finite[finite != 0]).min(initial=1) < 1e-4)
             if finite.size and not big and not np.all(finite == np.round(finite)):
                 fmt["float_kind"] = lambda x: f"{x:.4f}"   # as PyTorch: fixed 4 decimals unless all whole
@@ -217,6 +224,12 @@ class Tensor(_autograd.TensorBase):
 
     def double(self):
         return self.to(float64)
+
+    def half(self):
+        return self.to(float16)
+
+    def bfloat16(self):
+        return self.to(bfloat16)
 
     def long(self):
         return self.to(int64)

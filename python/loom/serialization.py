@@ -77,11 +77,18 @@ def _encode(x, tensors, memo, path, active):
                     "loom dtypes")
 
 
+class _Raw:
+    """A tensor's memory as NumPy sees it, bfloat16 as the uint16 holding it."""
+
+    def __init__(self, t):
+        self.t, self.__array_interface__ = t, t._interface(raw=True)
+
+
 def _array_of(t):
     """t's values as a C-contiguous little-endian NumPy array (views and strided tensors are copied)."""
     if t.device.type != "cpu":
         t = t.to("cpu")
-    a = np.asarray(t)
+    a = np.asarray(_Raw(t))
     if not a.flags.c_contiguous:
         a = a.copy(order="C")   # (np.ascontiguousarray would turn a 0-d array into 1-d)
     if a.dtype.byteorder == ">" or (a.dtype.byteorder == "=" and not np.little_endian):
@@ -228,7 +235,7 @@ def _read_tensors(r, entries, data_bytes):
             r.fail(f"the manifest's entry for tensor {i} overlaps the previous tensor")
         where = f"tensor {i} ({e.get('path', '?')})"
         r.exact(offset - pos, f"the padding before {where}")
-        a = np.empty(shape, dtype=dt.numpy.newbyteorder("<"))
+        a = np.empty(shape, dtype=dt.raw.newbyteorder("<"))
         raw = a.reshape(-1).view(np.uint8)
         got = r.into(raw)
         if got < nbytes:
@@ -238,7 +245,7 @@ def _read_tensors(r, entries, data_bytes):
         pos = offset + nbytes
         if not a.dtype.isnative:
             a = a.astype(a.dtype.newbyteorder("="))
-        t = from_numpy(a)
+        t = from_numpy(a, _as=dt)
         if e.get("parameter") or e.get("requires_grad"):
             t = _as_parameter(t) if e.get("parameter") else t.requires_grad_(True)
         out.append(t)

@@ -2,7 +2,7 @@
 submodules, traversal, modes, dtype conversion, state dicts, hooks, repr."""
 from collections import OrderedDict
 
-from .._dtype import dtype as _dtype_cls, device as _device_cls, float32, float64
+from .._dtype import BY_NAME as _BY_NAME, dtype as _dtype_cls, device as _device_cls, float32, float64
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.leaf_grads import zero_grads
@@ -306,6 +306,14 @@ class Module:
 
     def double(self):
         return self.to(float64)
+
+    def half(self):
+        """Floating parameters and buffers as float16."""
+        return self.to(_BY_NAME["float16"])
+
+    def bfloat16(self):
+        """Floating parameters and buffers as bfloat16."""
+        return self.to(_BY_NAME["bfloat16"])
 
     def cpu(self):
         return self.to("cpu")

@@ -1,0 +1,78 @@
+"""16-bit floats (issue 13's workloads): add, mul, exp and sum on 10^7 float16 and bfloat16
+elements, and a float16/bfloat16 MLP training step beside float32's, loom against PyTorch in
+one run (NumPy too where it has the dtype: float16).
+
+    python tools/bench/dtypes.py [--threads 2] [--repeats 5]
+
+Prints the median time of each and the other library's time over loom's (>1: loom faster).
+"""
+import argparse
+import os
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args()
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    sys.path.insert(0, os.path.dirname(__file__))
+    import numpy as np
+    import torch
+    import loom
+    from timing import measure
+    torch.set_num_threads(args.threads)
+    loom.set_num_threads(args.threads)
+    n = 10 ** 7
+    print(f"threads {args.threads}; median of {args.repeats}; ratio = other's time / loom's (>1: loom faster)")
+    print(f"{'workload':26s} {'loom':>10s} {'torch':>10s} {'numpy':>10s} {'vs torch':>9s} {'vs numpy':>9s}")
+    for name in ("float16", "bfloat16"):
+        base = np.random.default_rng(0).standard_normal((2, n)).astype(np.float32)
+        la, lb = (loom.from_numpy(x).to(getattr(loom, name)) for x in base)
+        ta, tb = (torch.from_numpy(x).to(getattr(torch, name)) for x in base)
+        na, nb = (x.astype(np.float16) for x in base) if name == "float16" else (None, None)
+        cases = {
+            "add": (lambda: la + lb, lambda: ta + tb, lambda: na + nb),
+            "mul": (lambda: la * lb, lambda: ta * tb, lambda: na * nb),
+            "exp": (lambda: la.exp(), lambda: ta.exp(), lambda: np.exp(na)),
+            "sum": (lambda: la.sum(), lambda: ta.sum(), lambda: na.sum()),
+        }
+        for op, fns in cases.items():
+            _row(f"{op} 1e7 {name}", [measure(f, repeats=args.repeats, min_sample=0.05) if f is not None and
+                                      (na is not None or k < 2) else None for k, f in enumerate(fns)])
+    for name in ("float32", "float16", "bfloat16"):
+        _row(f"MLP step {name}", _mlp_steps(loom, torch, name, args.repeats, measure))
+
+
+def _mlp_steps(loom, torch, name, repeats, measure):
+    """One SGD step of a 784-512-512-10 MLP on a batch of 256, in the dtype throughout."""
+    import numpy as np
+    out = []
+    for lib in (loom, torch):
+        dt = getattr(lib, name)
+        model = lib.nn.Sequential(lib.nn.Linear(784, 512), lib.nn.ReLU(), lib.nn.Linear(512, 512), lib.nn.ReLU(),
+                                  lib.nn.Linear(512, 10)).to(dt)
+        opt = lib.optim.SGD(model.parameters(), lr=0.01)
+        x = lib.tensor(np.random.default_rng(1).standard_normal((256, 784)).astype(np.float32)).to(dt)
+        y = lib.tensor(np.random.default_rng(2).integers(0, 10, 256))
+
+        def step():
+            opt.zero_grad()
+            lib.nn.functional.cross_entropy(model(x), y).backward()
+            opt.step()
+        out.append(measure(step, repeats=repeats, min_sample=0.05))
+    return out + [None]
+
+
+def _row(label, t):
+    def ms(v):
+        return f"{v * 1e3:8.3f}ms" if v is not None else f"{'-':>10s}"
+
+    def ratio(v):
+        return f"{v / t[0]:8.2f}x" if v is not None else f"{'-':>9s}"
+    print(f"{label:26s} {ms(t[0])} {ms(t[1])} {ms(t[2])} {ratio(t[1])} {ratio(t[2])}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
