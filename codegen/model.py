@@ -19,7 +19,7 @@ VARIANTS = ("function", "method", "inplace", "out")
 PROMOTE = ("default", "float", "bool_out", "scalars")
 REDUCE_RULES = ("sum", "keep", "bool", "float")
 TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "skip", "nondeterministic", "layouts", "dtypes")
-KEYS = ("func", "variants", "doc", "dtypes", "index_args", "cross_device", "upcast", "promote", "reduce", "mean", "operators", "test",
+KEYS = ("func", "variants", "doc", "dtypes", "index_args", "cross_device", "upcast", "autocast", "promote", "reduce", "mean", "operators", "test",
         "python_module") + KINDS
 PYTHON_MODULES = ("linalg", "fft", "special", "nn.functional")   # the namespaces python_module: places ops in
 CTX_TYPES = ("Scalar", "float", "int", "bool")
@@ -53,6 +53,10 @@ class Op:
     # back once (PyTorch's opmath): every such op listing them but views and those saying `upcast: false`
     # (their kernel moves 16-bit elements itself: copies, joins, factories)
     upcast: bool = False
+    # under loom.autocast, what its floating (not float64) Tensor arguments become on each device
+    # (cpu, cuda): "lower" (the region's dtype: matmul, conv, linear), "float32" (losses, softmax,
+    # norms on CUDA) or "" (as given): PyTorch's autocast op lists, kept here
+    autocast: tuple = ()
 
     @property
     def name(self):
@@ -256,6 +260,22 @@ def _python_module(value, name, err):
     return tuple(out)
 
 
+AUTOCAST_DEVICES = ("cpu", "cuda")
+AUTOCAST_KINDS = ("lower", "float32")
+
+
+def _autocast(value, err):
+    """`autocast: lower|float32` (every device) or `{cpu: .., cuda: ..}` -> (cpu kind, cuda kind), or ()."""
+    if value is None:
+        return ()
+    per = dict.fromkeys(AUTOCAST_DEVICES, value) if isinstance(value, str) else value
+    if not isinstance(per, dict) or any(k not in AUTOCAST_DEVICES for k in per) or \
+            any(v not in AUTOCAST_KINDS for v in per.values()):
+        err(f"'autocast' is one of {', '.join(AUTOCAST_KINDS)}, or a mapping from "
+            f"{' / '.join(AUTOCAST_DEVICES)} to one")
+    return tuple(per.get(d, "") for d in AUTOCAST_DEVICES)
+
+
 def _check_kind(op, err):
     s = op.schema
     if op.kind in ("pointwise", "reduction") and (len(s.returns) != 1 or op.mutating):
@@ -374,13 +394,14 @@ def parse_op(entry, path, kernels):
     upcast = entry.get("upcast", True)
     if not isinstance(upcast, bool) or ("upcast" in entry and kind != "kernel"):
         err("'upcast' is a boolean for hand-written kernels (kernel: NAME)", "upcast")
+    autocast = _autocast(entry.get("autocast"), lambda m: err(m, "autocast"))
     views = any(r.type.alias and not r.type.mutable for r in schema.returns)
     upcast = upcast and kind == "kernel" and not views and any(TABLE[d].stored for d in dtypes)
     op = Op(schema, kind, kernel.strip(), variants, dtypes,
             doc.strip(), line, promote, reduce, mean, tuple(operators), dict(test), tuple(index_args),
             kind == "pointwise" and kernel.strip() in kernels.checked, path,
             _python_module(entry.get("python_module", []), schema.name, lambda m: err(m, "python_module")),
-            kernels.cuda(kind, kernel.strip(), schema), cross_device, upcast)
+            kernels.cuda(kind, kernel.strip(), schema), cross_device, upcast, autocast)
     _check_kind(op, err)
     _check_variants(op, err)
     return op

@@ -212,3 +212,9 @@ def scalar_const(v):
 def returns_self_alias(op):
     """A return annotated with self's alias (Tensor(a)) may be self itself (Schema.returns_self_alias)."""
     return op.schema.returns_self_alias
+
+
+def autocast_stmt(op):
+    """Inside loom.autocast: the op's Tensor arguments (lists aside) rebound to what the region casts them to."""
+    names = [a.name for a in op.inputs if not a.type.is_list]
+    return f"{', '.join(names)}{',' if len(names) == 1 else ''} = _amp_cast({op.autocast!r}, {', '.join(names)})"

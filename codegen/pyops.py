@@ -52,6 +52,8 @@ def dunder_source(op, dname, kind, fname, inplace_fname):
     fast = ", ".join("other._h" if a == "o" else a for a in cargs)
     operands = "other, self" if kind == "reflected" else "self, other"
     out = [f"def _{dname.strip('_')}(self{'' if kind == 'unary' else ', other'}):\n"]
+    if op.autocast and kind in ("binary", "reflected"):   # autocast casts in the function: no fast path then
+        out.append(f"    if _amp_active[0]:\n        return {fname}({operands})\n")
     out += [f"    {s}\n" for s in stmts]
     out.append(f"    if self.__class__ is Tensor{'' if kind == 'unary' else ' and other.__class__ is Tensor'}:\n")
     if kind == "inplace":
