@@ -146,6 +146,8 @@ def kernel_call(op, mode, dt, scalar_input=-1):
     def element(k):
         if k == scalar_input:
             return "v"
+        if mode == "block":   # float16/bfloat16, contiguous: a block already converted to float
+            return f"lm_b{k}_[i]"
         if mode == "value":   # the CUDA functors: one element per parameter x0, x1, ..
             return f"{load}(x{k})"
         if mode == "contiguous":
@@ -183,6 +185,11 @@ def ctype(dt):
 def compute_ctype(dt):
     """The C type kernels compute dt in (float for float16/bfloat16)."""
     return CTYPES[TABLE[dt].work]
+
+
+def stored(dt):
+    """float16/bfloat16: kept in 16 bits, computed in float32."""
+    return TABLE[dt].stored
 
 
 def load_macro(dt):

@@ -19,13 +19,13 @@ static void mean_divide(lm_tensor *r, int64_t count) {
 
 /* Full (or nearly full) reductions: each thread reduces a slice into a
  * private copy of the result, then the copies are combined. */
-static void run_private(const lm_iter *it, const lm_reduce_spec *spec, lm_tensor *res, int dim) {
+static void run_private(const lm_iter *it, const lm_reduce_spec *spec, lm_tensor *res, int xdt, int dim) {
 #ifdef _OPENMP
     int nt = lm_get_num_threads();
     size_t nbytes = (size_t)lm_numel(res) * lm_itemsize(res->dtype);
     char *base = lm_bytes(res);
     char *priv = malloc(nbytes * (size_t)nt);
-    if (!priv) { lm_iter_run(it, spec->loops[LM_CPU][res->dtype], NULL); return; }
+    if (!priv) { lm_iter_run(it, spec->loops[LM_CPU][xdt], NULL); return; }
     int64_t len = it->shape[dim];
     void *gil = lm_gil_release();
     #pragma omp parallel num_threads(nt)
@@ -38,7 +38,7 @@ static void run_private(const lm_iter *it, const lm_reduce_spec *spec, lm_tensor
             lm_iter sub = *it;
             lm_iter_narrow(&sub, dim, b, e);
             sub.data[0] = mine + (sub.data[0] - base);
-            lm_iter_run(&sub, spec->loops[LM_CPU][res->dtype], NULL);
+            lm_iter_run(&sub, spec->loops[LM_CPU][xdt], NULL);
         }
     }
     lm_gil_reacquire(gil);
@@ -50,7 +50,7 @@ static void run_private(const lm_iter *it, const lm_reduce_spec *spec, lm_tensor
     free(priv);
 #else
     (void)dim;
-    lm_iter_run(it, spec->loops[LM_CPU][res->dtype], NULL);
+    lm_iter_run(it, spec->loops[LM_CPU][xdt], NULL);
 #endif
 }
 
@@ -79,21 +79,26 @@ static void run(const lm_reduce_spec *spec, lm_tensor *res, lm_tensor *x, const 
             memcpy(folded.strides[d], it.strides[d + 1], sizeof it.strides[d]);
         }
         folded.ndim--;
-        lm_iter_run_parallel(&folded, spec->rows[res->dtype], &rows, 0);
+        lm_iter_run_parallel(&folded, spec->rows[x->dtype], &rows, 0);
         return;
     }
-    if (!lm_should_parallelize(it.numel) || it.ndim == 0) { lm_iter_run(&it, spec->loops[LM_CPU][res->dtype], NULL); return; }
+    lm_loop_fn loop = spec->loops[LM_CPU][x->dtype];   /* reads x's elements, accumulates in res's dtype */
+    if (!lm_should_parallelize(it.numel) || it.ndim == 0) { lm_iter_run(&it, loop, NULL); return; }
     int kept = -1, all = 0;
     for (int d = 0; d < it.ndim; d++) {
         if (it.shape[d] > it.shape[all]) all = d;
         if (it.strides[d][0] != 0 && (kept < 0 || it.shape[d] > it.shape[kept])) kept = d;
     }
-    if (kept >= 0 && it.shape[kept] >= lm_get_num_threads()) lm_iter_run_parallel(&it, spec->loops[LM_CPU][res->dtype], NULL, kept);
-    else run_private(&it, spec, res, all);
+    if (kept >= 0 && it.shape[kept] >= lm_get_num_threads()) lm_iter_run_parallel(&it, loop, NULL, kept);
+    else run_private(&it, spec, res, x->dtype, all);
 }
 
 lm_tensor *lm_run_cpu_reduce(const lm_reduce_spec *spec, const lm_reduce_plan *p, lm_tensor *self) {
-    lm_tensor *x = lm_cast(self, p->acc);
+    /* float16/bfloat16 accumulating in float32 are read as they are (their loops load them); the
+     * rest is cast to the accumulating dtype first */
+    bool loads = self->dtype != p->acc && lm_dtype_work[self->dtype] == p->acc;
+    lm_tensor *x = loads ? self : lm_cast(self, p->acc);
+    if (loads) lm_retain(x);
     lm_tensor *res = x ? lm_empty(p->ndim, p->shape, p->acc, LM_CPU) : NULL;
     if (!res) { lm_release(x); return NULL; }
     spec->identity[p->acc](lm_bytes(res), lm_numel(res));

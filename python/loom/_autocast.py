@@ -5,6 +5,7 @@ losses; softmax, norms and reductions on CUDA), as PyTorch's autocast op lists d
 is left alone, as PyTorch does. The state is per thread, as PyTorch's."""
 import functools
 import threading
+import warnings
 
 from ._dtype import BY_NAME, dtype as _dtype_cls
 
@@ -52,7 +53,7 @@ def get_autocast_dtype(device_type):
 
 def _check_device(device_type):
     if device_type not in _DEVICES:
-        raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
+        raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {device_type}")
     return device_type
 
 
@@ -66,10 +67,12 @@ class autocast:
         self.dtype = _DEFAULT[self.device] if dtype is None else dtype
         if not isinstance(self.dtype, _dtype_cls):
             raise TypeError(f"autocast(): dtype must be a loom.dtype, not {type(self.dtype).__name__}")
-        if self.dtype not in _LOWER[self.device]:
-            raise RuntimeError(f"In {self.device} autocast, but the target dtype is not supported. Supported "
-                               f"dtypes: {', '.join('loom.' + d.name for d in _LOWER[self.device])}")
         self.enabled = bool(enabled)
+        if self.enabled and self.dtype not in _LOWER[self.device]:   # as torch: a warning, and no autocast
+            warnings.warn(f"In {self.device.upper()} autocast, but the target dtype is not supported. Disabling "
+                          f"autocast.\n{self.device.upper()} Autocast only supports dtypes of "
+                          f"{', '.join('loom.' + d.name for d in _LOWER[self.device])} currently.")
+            self.enabled = False
         self._prev = []
 
     def __enter__(self):

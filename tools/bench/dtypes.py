@@ -1,6 +1,7 @@
 """16-bit floats (issue 13's workloads): add, mul, exp and sum on 10^7 float16 and bfloat16
-elements, and a float16/bfloat16 MLP training step beside float32's, loom against PyTorch in
-one run (NumPy too where it has the dtype: float16).
+elements, loom against PyTorch in one run (NumPy too where it has the dtype: float16), and an
+MLP training step in float32, float16, bfloat16 and under bfloat16 autocast, each library in a
+process of its own.
 
     python tools/bench/dtypes.py [--threads 2] [--repeats 5]
 
@@ -15,9 +16,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--mlp", nargs=2, metavar=("LIB", "DTYPE"), help=argparse.SUPPRESS)
+    ap.add_argument("--autocast", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     sys.path.insert(0, os.path.dirname(__file__))
+    if args.mlp:
+        print(_mlp_step(*args.mlp, args.autocast, args.repeats))
+        return
     import numpy as np
     import torch
     import loom
@@ -41,28 +47,45 @@ def main():
         for op, fns in cases.items():
             _row(f"{op} 1e7 {name}", [measure(f, repeats=args.repeats, min_sample=0.05) if f is not None and
                                       (na is not None or k < 2) else None for k, f in enumerate(fns)])
-    for name in ("float32", "float16", "bfloat16"):
-        _row(f"MLP step {name}", _mlp_steps(loom, torch, name, args.repeats, measure))
+    for name, amp in (("float32", False), ("float16", False), ("bfloat16", False), ("bfloat16", True)):
+        label = f"MLP step {name}" + (" autocast" if amp else "")
+        _row(label, [_mlp_alone(lib, name, amp, args) for lib in ("loom", "torch")] + [None])
 
 
-def _mlp_steps(loom, torch, name, repeats, measure):
-    """One SGD step of a 784-512-512-10 MLP on a batch of 256, in the dtype throughout."""
+def _mlp_alone(lib, name, amp, args):
+    """The MLP step timed in a process of its own (one library loaded: their OpenMP threads would
+    otherwise spin against each other)."""
+    import subprocess
+    r = subprocess.run([sys.executable, __file__, "--mlp", lib, name, "--threads", str(args.threads),
+                        "--repeats", str(args.repeats)] + (["--autocast"] if amp else []),
+                       capture_output=True, text=True, check=True)
+    return float(r.stdout.split()[-1])
+
+
+def _mlp_step(lib_name, name, amp, repeats):
+    """Seconds per SGD step of a 784-512-512-10 MLP on a batch of 256: parameters and data in the dtype,
+    or (amp) float32 parameters under autocast to it."""
+    import importlib
     import numpy as np
-    out = []
-    for lib in (loom, torch):
-        dt = getattr(lib, name)
-        model = lib.nn.Sequential(lib.nn.Linear(784, 512), lib.nn.ReLU(), lib.nn.Linear(512, 512), lib.nn.ReLU(),
-                                  lib.nn.Linear(512, 10)).to(dt)
-        opt = lib.optim.SGD(model.parameters(), lr=0.01)
-        x = lib.tensor(np.random.default_rng(1).standard_normal((256, 784)).astype(np.float32)).to(dt)
-        y = lib.tensor(np.random.default_rng(2).integers(0, 10, 256))
+    from timing import measure
+    lib = importlib.import_module(lib_name)
+    lib.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+    dt = getattr(lib, name)
+    model = lib.nn.Sequential(lib.nn.Linear(784, 512), lib.nn.ReLU(), lib.nn.Linear(512, 512), lib.nn.ReLU(),
+                              lib.nn.Linear(512, 10))
+    model = model if amp else model.to(dt)
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    x = lib.tensor(np.random.default_rng(1).standard_normal((256, 784)).astype(np.float32))
+    x = x if amp else x.to(dt)
+    y = lib.tensor(np.random.default_rng(2).integers(0, 10, 256))
 
-        def step():
-            opt.zero_grad()
-            lib.nn.functional.cross_entropy(model(x), y).backward()
-            opt.step()
-        out.append(measure(step, repeats=repeats, min_sample=0.05))
-    return out + [None]
+    def step():
+        opt.zero_grad()
+        with lib.autocast("cpu", dtype=dt, enabled=amp):
+            loss = lib.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+    return measure(step, repeats=repeats, min_sample=0.05)
 
 
 def _row(label, t):

@@ -1,0 +1,38 @@
+/* Blocks of float16/bfloat16 elements to and from float, for the generated CPU loops'
+ * contiguous case: the host's F16C instructions where it has them (8 at a time), the
+ * conversions of half.h elsewhere (which vectorise too). Only the dispatch shards include
+ * this: immintrin.h brings declarations (select, ...) hand-written files use as names. */
+#ifndef LOOM_HALF_BLOCK_H
+#define LOOM_HALF_BLOCK_H
+#include "half.h"
+
+#define LM_HALF_BLOCK 256
+#if defined(__F16C__) && !defined(__CUDACC__)
+#include <immintrin.h>
+static inline void lm_load_block_float16(const lm_float16 *x, float *o, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(o + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i))));
+    for (; i < n; i++) o[i] = lm_float16_to_float(x[i]);
+}
+static inline void lm_store_block_float16(const float *v, lm_float16 *o, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(o + i), _mm256_cvtps_ph(_mm256_loadu_ps(v + i), _MM_FROUND_TO_NEAREST_INT));
+    for (; i < n; i++) o[i] = lm_float_to_float16(v[i]);
+}
+#else
+static inline LM_HD void lm_load_block_float16(const lm_float16 *x, float *o, int64_t n) {
+    for (int64_t i = 0; i < n; i++) o[i] = lm_float16_to_float(x[i]);
+}
+static inline LM_HD void lm_store_block_float16(const float *v, lm_float16 *o, int64_t n) {
+    for (int64_t i = 0; i < n; i++) o[i] = lm_float_to_float16(v[i]);
+}
+#endif
+static inline LM_HD void lm_load_block_bfloat16(const lm_bfloat16 *x, float *o, int64_t n) {
+    for (int64_t i = 0; i < n; i++) o[i] = lm_bfloat16_to_float(x[i]);
+}
+static inline LM_HD void lm_store_block_bfloat16(const float *v, lm_bfloat16 *o, int64_t n) {
+    for (int64_t i = 0; i < n; i++) o[i] = lm_float_to_bfloat16(v[i]);
+}
+
+#endif
