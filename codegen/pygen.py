@@ -18,8 +18,37 @@ def _default(a):
     return repr(tuple(d)) if isinstance(d, list) else repr(d)
 
 
-def signature(op, method_self_first=False, with_out=True):
+NUMPY_ALIASES = {"dim": "axis", "keepdim": "keepdims"}   # NumPy's names PyTorch's arg parser takes too
+
+
+def numpy_aliases(op):
+    """[(argument, alias)] for the op's dim/keepdim that may also be given as axis=/keepdims=: every one
+    with a default, and a required one when no later positional argument is required (it then
+    defaults to _NA, which alias_stmts checks)."""
+    pos = [a for a in op.schema.args if not a.kwonly]
+    out = []
+    for a in op.schema.args:
+        later = pos[pos.index(a) + 1:] if a in pos else []
+        if a.name in NUMPY_ALIASES and (a.has_default or all(b.has_default for b in later)):
+            out.append((a, NUMPY_ALIASES[a.name]))
+    return out
+
+
+def alias_stmts(op):
+    """Statements that take axis=/keepdims= for dim/keepdim (TypeError when both are given)."""
+    lines = []
+    for a, al in numpy_aliases(op):
+        default = _default(a) if a.has_default else "_NA"
+        lines.append(f"if {al} is not _NA:\n        {a.name} = _np_alias(\"{op.name}\", \"{a.name}\", {a.name}, {default}, {al})")
+        if not a.has_default:
+            lines.append(f"elif {a.name} is _NA:\n        raise TypeError(\"{op.name}() missing 1 required positional argument: "
+                         f"'{a.name}'\")")
+    return lines
+
+
+def signature(op, method_self_first=False, with_out=True, aliases=False):
     va = varargs_arg(op)
+    required = {a.name for a, _ in numpy_aliases(op) if not a.has_default} if aliases else set()
     args = list(op.schema.args)
     if method_self_first and args and args[0].name != "self":
         args.sort(key=lambda a: a.name != "self")
@@ -32,15 +61,21 @@ def signature(op, method_self_first=False, with_out=True):
         if a.kwonly and not star:
             parts.append("*")
             star = True
-        parts.append(f"{a.name}={_default(a)}" if a.has_default else a.name)
+        parts.append(f"{a.name}={_default(a)}" if a.has_default else f"{a.name}=_NA" if a.name in required else a.name)
     if with_out and "out" in op.variants:
         if not star:
             parts.append("*")
+            star = True
         parts.append("out=None")
     if is_factory(op):
         if not star:
             parts.append("*")
+            star = True
         parts.append("requires_grad=False")
+    if aliases and numpy_aliases(op):
+        if not star:
+            parts.append("*")
+        parts += [f"{al}=_NA" for _, al in numpy_aliases(op)]
     return ", ".join(parts)
 
 

@@ -87,5 +87,7 @@ def resolver_source(name, group, fnames, doc, with_out=True):
     rows = "".join(f"    ({fn}, {pygen.overload_spec(op, with_out=with_out)}),\n" for op, fn in zip(group, fnames))
     return (f"_{name}_overloads = (\n{rows})\n\n\n"
             f"def {name}(*args, **kwargs):\n    {doc}\n"
-            f"    fn, args = _resolve_overload(\"{name}\", _{name}_overloads, args, kwargs)\n"
+            + (f"    if \"axis\" in kwargs or \"keepdims\" in kwargs:\n        kwargs = _np_kwargs(kwargs, \"{name}\")\n"
+               if any(pygen.numpy_aliases(op) for op in group) else "")
+            + f"    fn, args = _resolve_overload(\"{name}\", _{name}_overloads, args, kwargs)\n"
             f"    return fn(*args, **kwargs)\n")

@@ -211,6 +211,16 @@ def test_numpy_and_torch_exchange():
     small = np.array([3.0, 2.25, 0.1], dtype=np.float16)
     assert repr(loom.from_numpy(small)) == repr(torch.from_numpy(small)).replace("torch", "loom")
     assert torch.from_dlpack(t).dtype == torch.float16
+    # bfloat16 both ways through DLPack (NumPy has no such dtype: loom reads and writes the capsule), shared
+    tb = torch.from_dlpack(b)
+    assert tb.dtype == torch.bfloat16 and tb.tolist() == b.tolist()
+    tb[0] = 7.0
+    assert b[0].item() == 7.0
+    src = torch.tensor([0.5, 1.25], dtype=torch.bfloat16)
+    lb = loom.from_dlpack(src)
+    assert lb.dtype == loom.bfloat16 and lb.tolist() == [0.5, 1.25]
+    lb[1] = 9.0
+    assert src[1].item() == 9.0
 
 
 @pytest.mark.parametrize("name", LOW)

@@ -14,6 +14,33 @@ from ._numpy import as_tensor
 from ._tensor import Tensor, _new, _object_new  # noqa: F401  (_object_new: re-exported to the generated ops)
 
 _NULL = ffi.NULL
+
+
+class _NotGiven:
+    """The default of axis=/keepdims= (NumPy's names for dim/keepdim, which PyTorch takes too)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<not given>"
+
+
+_NA = _NotGiven()
+_NP_NAMES = {"axis": "dim", "keepdims": "keepdim"}
+
+
+def _np_alias(op, name, value, default, alias):
+    """`alias` standing for argument `name` (axis for dim): both given is a TypeError, as in PyTorch."""
+    if value is not _NA and value != default:
+        raise TypeError(f"{op}() got multiple values for argument '{name}'")
+    return alias
+
+
+def _np_kwargs(kwargs, op):
+    """axis=/keepdims= renamed to dim=/keepdim= (an overloaded op resolves by the schema's names)."""
+    for alias, name in _NP_NAMES.items():
+        if alias in kwargs and name in kwargs:
+            raise TypeError(f"{op}() got multiple values for argument '{name}'")
+    return {_NP_NAMES.get(k, k): v for k, v in kwargs.items()}
 _INT64_MIN = -(2 ** 63)
 _INT64_MAX = 2 ** 63 - 1
 

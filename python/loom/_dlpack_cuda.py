@@ -1,11 +1,11 @@
-"""DLPack for CUDA tensors, both ways (kDLCUDA), zero-copy.
+"""DLPack for CUDA tensors (kDLCUDA) and for CPU dtypes NumPy lacks (bfloat16), both ways, zero-copy.
 
-CPU tensors go through NumPy's DLPack (loom's CPU memory already is a NumPy
-array's); NumPy refuses device memory, so CUDA capsules are made and read here
-with ctypes over the DLPack C structs (the unversioned "dltensor" capsule that
-every producer and consumer accepts). loom works on the legacy default stream,
-which orders after other streams' work, so an exchange synchronizes the device
-once instead of tracking the consumer's stream."""
+Other CPU tensors go through NumPy's DLPack (loom's CPU memory already is a
+NumPy array's); NumPy refuses device memory and bfloat16, so those capsules are
+made and read here with ctypes over the DLPack C structs (the unversioned
+"dltensor" capsule that every producer and consumer accepts). loom works on the
+legacy default stream, which orders after other streams' work, so an exchange
+synchronizes the device once instead of tracking the consumer's stream."""
 import ctypes
 import itertools
 
@@ -15,7 +15,7 @@ from ._dtype import BY_CODE
 from ._errors import raise_error
 from ._tensor import _export_cuda, _lazy_cuda, _new
 
-KDL_CUDA = 2
+KDL_CPU, KDL_CUDA = 1, 2
 
 
 class _Device(ctypes.Structure):
@@ -71,8 +71,11 @@ def _capsule_gone(capsule_ptr):
 
 
 def export(t):
-    """A "dltensor" capsule of CUDA tensor t (the consumer's deleter call releases it)."""
-    cuda.synchronize()
+    """A "dltensor" capsule of tensor t (CUDA, or a CPU dtype NumPy lacks; the consumer's deleter
+    call releases it)."""
+    on_cuda = t._h.device == lib.LM_CUDA
+    if on_cuda:
+        cuda.synchronize()
     h = t._h
     ndim = h.ndim
     shape = (ctypes.c_int64 * max(ndim, 1))(*ffi.unpack(h.shape, ndim))
@@ -80,7 +83,7 @@ def export(t):
     code, bits = t.dtype.dlpack
     key = next(_keys)
     m = _Managed()
-    m.dl_tensor = _DLTensor(t.data_ptr(), _Device(KDL_CUDA, 0), ndim, _DType(code, bits, 1),
+    m.dl_tensor = _DLTensor(t.data_ptr(), _Device(KDL_CUDA if on_cuda else KDL_CPU, 0), ndim, _DType(code, bits, 1),
                             ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)),
                             ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64)), 0)
     m.manager_ctx = key
@@ -110,21 +113,32 @@ def is_cuda_capsule(capsule):
     return m.contents.dl_tensor.device.device_type == KDL_CUDA
 
 
+def numpy_lacks(capsule):
+    """Whether an unconsumed capsule holds a loom dtype NumPy has none of (bfloat16)."""
+    if not _api.PyCapsule_IsValid(capsule, b"dltensor"):
+        return False
+    dl = ctypes.cast(_api.PyCapsule_GetPointer(capsule, b"dltensor"), ctypes.POINTER(_Managed)).contents.dl_tensor
+    dt = _BY_DLPACK.get((dl.dtype.code, dl.dtype.bits))
+    return dt is not None and dt.numpy is None
+
+
 def consume(capsule, lend):
-    """A CUDA tensor over a "dltensor" capsule's memory (the capsule is marked used). lend(obj)
-    keeps obj alive for the tensor's life and returns (deleter, ctx) for lm_from_blob."""
+    """A tensor over a CUDA (or CPU) "dltensor" capsule's memory (the capsule is marked used).
+    lend(obj) keeps obj alive for the tensor's life and returns (deleter, ctx) for lm_from_blob."""
     if not _api.PyCapsule_IsValid(capsule, b"dltensor"):
         raise BufferError("from_dlpack(): the capsule is not an unconsumed 'dltensor' capsule")
     m = ctypes.cast(_api.PyCapsule_GetPointer(capsule, b"dltensor"), ctypes.POINTER(_Managed))
     dl = m.contents.dl_tensor
-    if dl.device.device_type != KDL_CUDA:
-        raise BufferError(f"from_dlpack(): expected a CUDA (kDLCUDA) capsule, got device type {dl.device.device_type}")
-    if dl.device.device_id != 0:
+    on_cuda = dl.device.device_type == KDL_CUDA
+    if not on_cuda and dl.device.device_type != KDL_CPU:
+        raise BufferError(f"from_dlpack(): expected a CPU or CUDA capsule, got device type {dl.device.device_type}")
+    if on_cuda and dl.device.device_id != 0:
         raise BufferError(f"from_dlpack(): loom uses CUDA device 0, the capsule is on device {dl.device.device_id}")
     dt = _BY_DLPACK.get((dl.dtype.code, dl.dtype.bits))
     if dt is None or dl.dtype.lanes != 1:
         raise BufferError(f"from_dlpack(): no loom dtype for DLPack type code {dl.dtype.code}, {dl.dtype.bits} bits")
-    cuda._lazy_init()
+    if on_cuda:
+        cuda._lazy_init()
     ndim = dl.ndim
     shape = [dl.shape[i] for i in range(ndim)]
     if dl.strides:
@@ -137,9 +151,10 @@ def consume(capsule, lend):
         raise BufferError("from_dlpack(): negative strides are not supported")
     _api.PyCapsule_SetName(capsule, b"used_dltensor")
     deleter, ctx = lend(_Consumed(m, capsule))
-    cuda.synchronize()   # the producer's pending writes land before loom reads
+    if on_cuda:
+        cuda.synchronize()   # the producer's pending writes land before loom reads
     data = ffi.cast("void *", (dl.data or 0) + dl.byte_offset)
-    h = lib.lm_from_blob(data, ndim, shape, strides, dt.code, lib.LM_CUDA, deleter, ctx)
+    h = lib.lm_from_blob(data, ndim, shape, strides, dt.code, lib.LM_CUDA if on_cuda else lib.LM_CPU, deleter, ctx)
     if not h:
         deleter(ctx)
         raise_error("from_dlpack")

@@ -95,6 +95,10 @@ def from_dlpack(ext_tensor):
     try:
         a = np.from_dlpack(ext_tensor)
     except (BufferError, TypeError, RuntimeError) as e:
+        # a dtype NumPy lacks (bfloat16): loom reads the capsule itself (a fresh one from a producer)
+        cap = ext_tensor.capsule if isinstance(ext_tensor, _Capsule) else ext_tensor.__dlpack__()
+        if _dlpack_cuda.numpy_lacks(cap):
+            return _dlpack_cuda.consume(cap, _lend)
         raise BufferError(f"from_dlpack(): {e}") from None
     if isinstance(ext_tensor, _Capsule) and not a.flags.writeable:
         a = np.asarray(_Writable(a))

@@ -182,9 +182,9 @@ class Tensor(_autograd.TensorBase):
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         if self.requires_grad:
             raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
-        if self._h.device != lib.LM_CPU:
+        if self._h.device != lib.LM_CPU or self.dtype.numpy is None:   # CUDA, bfloat16: loom's own capsule
             if dl_device is not None and tuple(dl_device) != self.__dlpack_device__() or copy:
-                raise BufferError("__dlpack__: a CUDA tensor is exported in place, on its device")
+                raise BufferError("__dlpack__: this tensor is exported in place, on its device")
             return _export_cuda[0](self)
         kwargs = {"stream": stream, "dl_device": dl_device, "copy": copy}
         if max_version is not None:
