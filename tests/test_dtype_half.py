@@ -205,8 +205,6 @@ def test_numpy_and_torch_exchange():
     assert t.numpy().dtype == np.float16
     assert loom.tensor([1.0, 2.0], dtype=loom.float16).numpy().tolist() == [1.0, 2.0]
     b = loom.tensor([1.5, 2.7], dtype=loom.bfloat16)
-    with pytest.raises(TypeError, match="Got unsupported ScalarType BFloat16"):
-        b.numpy()
     assert repr(b) == repr(torch.tensor([1.5, 2.7], dtype=torch.bfloat16)).replace("torch", "loom")
     small = np.array([3.0, 2.25, 0.1], dtype=np.float16)
     assert repr(loom.from_numpy(small)) == repr(torch.from_numpy(small)).replace("torch", "loom")
@@ -230,3 +228,22 @@ def test_save_load_keeps_16_bit_dtypes(name, tmp_path):
     y = loom.load(tmp_path / "t.loom")["x"]
     assert y.dtype == lt(name)
     np.testing.assert_array_equal(y.float().numpy(), x.float().numpy())
+
+
+def test_bfloat16_numpy_needs_ml_dtypes(monkeypatch):
+    """numpy() of bfloat16 is ml_dtypes.bfloat16, zero-copy both ways, where ml_dtypes is installed; without
+    it, torch's TypeError, naming the package."""
+    b = loom.tensor([1.5, -2.25, 3.0], dtype=loom.bfloat16)
+    ml_dtypes = pytest.importorskip("ml_dtypes", reason="ml_dtypes is not installed (it is in loom[test])")
+    a = b.numpy()
+    assert a.dtype == ml_dtypes.bfloat16 and a.astype(np.float32).tolist() == [1.5, -2.25, 3.0]
+    a[0] = 5.0
+    assert b[0].item() == 5.0
+    back = loom.from_numpy(a)
+    assert back.dtype == loom.bfloat16 and back.tolist() == b.tolist()
+    back[1] = 0.5
+    assert float(a[1]) == 0.5
+    assert loom.tensor(np.array([1, 2], dtype=ml_dtypes.bfloat16)).dtype == loom.bfloat16
+    monkeypatch.setitem(__import__("sys").modules, "ml_dtypes", None)   # as if not installed
+    with pytest.raises(TypeError, match="Got unsupported ScalarType BFloat16.*pip install ml_dtypes"):
+        b.numpy()

@@ -5,7 +5,7 @@ import numpy as np
 
 from . import _dlpack_cuda
 from ._C import ffi, lib
-from ._dtype import BY_CODE, FROM_PYTHON, dtype as _dtype_cls, from_numpy_dtype
+from ._dtype import BY_CODE, BY_NAME, FROM_PYTHON, dtype as _dtype_cls, from_numpy_dtype
 from ._errors import LoomOverflowError, raise_error
 from ._tensor import Tensor, _new
 
@@ -33,6 +33,8 @@ def from_numpy(a, _as=None):
         raise TypeError(f"from_numpy(): expected np.ndarray (got {type(a).__name__})")
     if not a.dtype.isnative:
         raise TypeError("from_numpy(): arrays in non-native byte order are not supported")
+    if _as is None and a.dtype.name in BY_NAME and BY_NAME[a.dtype.name].numpy is None:   # ml_dtypes' bfloat16
+        _as, a = BY_NAME[a.dtype.name], a.view(BY_NAME[a.dtype.name].raw)
     dt = _as if _as is not None and _as.raw == a.dtype else from_numpy_dtype(a.dtype)
     if not a.flags.writeable:
         # read-only memory (np.frombuffer of bytes, say) would crash on an in-place op: copy it
@@ -145,6 +147,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
                 raise ValueError(f"tensor(): could not build a tensor from this data ({e})") from None
             if dtype is None and arr.dtype == np.float64 and not isinstance(data, np.generic):
                 arr = arr.astype(BY_CODE[lib.lm_get_default_dtype()].numpy)   # Python floats: the default dtype
+        if arr.dtype.name in BY_NAME and BY_NAME[arr.dtype.name].numpy is None:   # ml_dtypes' bfloat16 array
+            out = from_numpy(arr.copy(order="C"))
+            return _finish(out.to(dtype) if dtype is not None else out, device, requires_grad)
         if arr.dtype == object or arr.dtype.kind not in "biuf":
             raise TypeError(f"tensor(): could not infer a dtype for data of type {type(data).__name__}")
         target = dtype.numpy if dtype is not None else from_numpy_dtype(arr.dtype).numpy
@@ -156,6 +161,10 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             out = from_numpy(np.array(arr, dtype=target, copy=True, order="C"))
         if dtype is not None and out.dtype is not dtype:
             out = out.to(dtype)
+    return _finish(out, device, requires_grad)
+
+
+def _finish(out, device, requires_grad):
     if device is not None:
         out = out.to(device)
     if requires_grad:

@@ -174,7 +174,9 @@ class Tensor(_autograd.TensorBase):
         return dict(self._interface(), stream=1)   # loom's work runs on the legacy default stream
 
     def numpy(self):
-        """A NumPy array sharing this tensor's memory."""
+        """A NumPy array sharing this tensor's memory (bfloat16: ml_dtypes.bfloat16, when installed)."""
+        if self.dtype.numpy is None and self._h.device == lib.LM_CPU:
+            return np.asarray(_RawView(self)).view(_numpy_extension_dtype(self.dtype))
         return np.asarray(self)
 
     # ---- DLPack: zero-copy exchange with PyTorch, JAX, CuPy, ... (NumPy's implementation, as
@@ -274,6 +276,27 @@ class Tensor(_autograd.TensorBase):
     @property
     def mT(self):
         return self.transpose(-2, -1)
+
+
+class _RawView:
+    """A tensor's memory as NumPy sees it, a dtype NumPy lacks as the unsigned integers holding it."""
+
+    def __init__(self, t):
+        if t.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        self.t, self.__array_interface__ = t, t._interface(raw=True)
+
+
+def _numpy_extension_dtype(dt):
+    """NumPy's dtype for a loom dtype NumPy itself lacks: ml_dtypes' (bfloat16), or torch's TypeError
+    naming the package that would provide it."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise TypeError(f"Got unsupported ScalarType {SCALAR_TYPE[dt.name]}: NumPy has no {dt.name}; install "
+                        f"ml_dtypes (pip install ml_dtypes) for numpy() of {dt.name} tensors, or use "
+                        ".float().numpy()") from None
+    return np.dtype(getattr(ml_dtypes, dt.name))
 
 
 # loom._dlpack_cuda's exporter of CUDA tensors and loom.cuda's loader (they import this module,

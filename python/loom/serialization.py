@@ -21,7 +21,7 @@ import numpy as np
 from . import cuda
 from ._dtype import BY_CODE, dtype as _dtype_cls
 from ._numpy import from_numpy
-from ._tensor import Tensor
+from ._tensor import Tensor, _RawView
 from .nn.parameter import Parameter
 
 __all__ = ["save", "load", "SerializationError", "FORMAT_VERSION"]
@@ -77,18 +77,11 @@ def _encode(x, tensors, memo, path, active):
                     "loom dtypes")
 
 
-class _Raw:
-    """A tensor's memory as NumPy sees it, bfloat16 as the uint16 holding it."""
-
-    def __init__(self, t):
-        self.t, self.__array_interface__ = t, t._interface(raw=True)
-
-
 def _array_of(t):
     """t's values as a C-contiguous little-endian NumPy array (views and strided tensors are copied)."""
     if t.device.type != "cpu":
         t = t.to("cpu")
-    a = np.asarray(_Raw(t))
+    a = np.asarray(_RawView(t.detach()))   # bfloat16 as the uint16 holding it
     if not a.flags.c_contiguous:
         a = a.copy(order="C")   # (np.ascontiguousarray would turn a 0-d array into 1-d)
     if a.dtype.byteorder == ">" or (a.dtype.byteorder == "=" and not np.little_endian):
