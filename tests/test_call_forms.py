@@ -64,3 +64,18 @@ def test_methods_and_overloads_take_them_as_torch():
     np.testing.assert_array_equal(loom.cat([lx, lx], axis=1).numpy(), torch.cat([tx, tx], axis=1).numpy())
     with pytest.raises(TypeError, match="missing 1 required positional argument: 'dim'"):
         loom.softmax(lx)
+
+
+@pytest.mark.parametrize("name", ["eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+                                  "logical_not"])
+def test_in_place_comparisons_write_ones_and_zeros_in_selfs_dtype(name):
+    torch = pytest.importorskip("torch")
+    for dt in ("float32", "int64"):
+        a, b = np.array([0, 1, 2, 3]), np.array([1, 1, 0, 3])
+        la, ta = loom.tensor(a).to(getattr(loom, dt)), torch.tensor(a).to(getattr(torch, dt))
+        args = () if name == "logical_not" else (loom.tensor(b),)
+        targs = () if name == "logical_not" else (torch.tensor(b),)
+        r = getattr(la, name + "_")(*args)
+        getattr(ta, name + "_")(*targs)
+        assert r is la and la.dtype.name == dt
+        np.testing.assert_array_equal(la.numpy(), ta.numpy())
