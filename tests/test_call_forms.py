@@ -79,3 +79,14 @@ def test_in_place_comparisons_write_ones_and_zeros_in_selfs_dtype(name):
         getattr(ta, name + "_")(*targs)
         assert r is la and la.dtype.name == dt
         np.testing.assert_array_equal(la.numpy(), ta.numpy())
+
+
+@pytest.mark.parametrize("name", ["empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like"])
+def test_like_factories_take_dtype_device_and_requires_grad(name):
+    x = loom.ones(2, 3, dtype=loom.float64)
+    extra = (7,) if name == "full_like" else ()
+    r = getattr(loom, name)(x, *extra, dtype=loom.float32, device="cpu", requires_grad=True)
+    assert r.shape == x.shape and r.dtype == loom.float32 and r.device == loom.device("cpu")
+    assert r.requires_grad and r.is_leaf
+    plain = getattr(loom, name)(x, *extra)
+    assert plain.dtype == loom.float64 and not plain.requires_grad

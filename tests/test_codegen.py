@@ -141,7 +141,8 @@ D_BAD = [
     ("missing formula", "- name: mul.Tensor(Tensor self, Tensor other) -> Tensor\n  self: grad * other\n", 1,
      r"no formula for input 'other' of mul.Tensor"),
     ("not Python", "- name: neg(Tensor self) -> Tensor\n  self: grad +* 2\n", 2, r"not a Python expression"),
-    ("composite takes no entry", "- name: zeros_like(Tensor self, *, ScalarType? dtype=None) -> Tensor\n"
+    ("composite takes no entry",
+     "- name: zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor\n"
      "  self: grad\n", 1, r"is composite"),
     ("duplicate entry", D_GOOD + D_GOOD, 3, r"duplicate entry for neg"),
     ("calls an argument", "- name: softmax_backward(Tensor grad_output, Tensor output, int dim) -> Tensor\n"

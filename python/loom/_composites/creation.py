@@ -13,29 +13,40 @@ def ones(size, dtype, device, requires_grad):
     return _ops.full(size, 1.0 if dtype is None else 1, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def empty_like(self, dtype):
-    return _ops.empty(self.shape, dtype=self.dtype if dtype is None else dtype, device=self.device)
+def _like(self, device):
+    """A *_like factory's device: self's unless given."""
+    return self.device if device is None else device
 
 
-def zeros_like(self, dtype):
-    return _ops.full(self.shape, 0, dtype=self.dtype if dtype is None else dtype, device=self.device)
+def empty_like(self, dtype, device, requires_grad):
+    return _ops.empty(self.shape, dtype=self.dtype if dtype is None else dtype, device=_like(self, device),
+                      requires_grad=requires_grad)
 
 
-def ones_like(self, dtype):
-    return _ops.full(self.shape, 1, dtype=self.dtype if dtype is None else dtype, device=self.device)
+def zeros_like(self, dtype, device, requires_grad):
+    return _ops.full(self.shape, 0, dtype=self.dtype if dtype is None else dtype, device=_like(self, device),
+                     requires_grad=requires_grad)
 
 
-def full_like(self, fill_value, dtype):
-    return _ops.full(self.shape, fill_value, dtype=self.dtype if dtype is None else dtype, device=self.device)
+def ones_like(self, dtype, device, requires_grad):
+    return _ops.full(self.shape, 1, dtype=self.dtype if dtype is None else dtype, device=_like(self, device),
+                     requires_grad=requires_grad)
+
+
+def full_like(self, fill_value, dtype, device, requires_grad):
+    return _ops.full(self.shape, fill_value, dtype=self.dtype if dtype is None else dtype,
+                     device=_like(self, device), requires_grad=requires_grad)
 
 
 def arange(end, dtype, device, requires_grad):
     return _ops.arange(0, end, 1, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def rand_like(self, dtype):
-    return _ops.rand(self.shape, dtype=self.dtype if dtype is None else dtype, device=self.device)
+def rand_like(self, dtype, device, requires_grad):
+    return _ops.rand(self.shape, dtype=self.dtype if dtype is None else dtype, device=_like(self, device),
+                     requires_grad=requires_grad)
 
 
-def randn_like(self, dtype):
-    return _ops.randn(self.shape, dtype=self.dtype if dtype is None else dtype, device=self.device)
+def randn_like(self, dtype, device, requires_grad):
+    return _ops.randn(self.shape, dtype=self.dtype if dtype is None else dtype, device=_like(self, device),
+                      requires_grad=requires_grad)
