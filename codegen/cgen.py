@@ -161,7 +161,13 @@ def kernel_call(op, mode, dt, scalar_input=-1):
             k += 1
         else:
             args.append(a.name)
-    return f"LM_PW_{op.kernel}({', '.join(args)})"
+    return f"{body_macro(op, dt)}({', '.join(args)})"
+
+
+def body_macro(op, dt):
+    """The body's macro: a complex dtype's own (LM_PW_NAME_complex) where the header defines one."""
+    own = TABLE[dt].category == "complex" and op.complex_body
+    return f"LM_PW_{op.kernel}_complex" if own else f"LM_PW_{op.kernel}"
 
 
 def check_call(op):
@@ -196,13 +202,18 @@ def load_macro(dt):
     return f"LM_LOAD_{TABLE[dt].enum}"
 
 
+def out_dtype(op, dt):
+    """The dtype a pointwise op's loop over dt stores: bool, dt's real counterpart (result: real), or dt."""
+    return "bool" if op.promote == "bool_out" else TABLE.to_real(dt) if op.real_out else dt
+
+
 def store_macro(op, dt):
     """What turns a pointwise kernel's value into the stored result element."""
-    return "LM_STORE_LM_BOOL" if op.promote == "bool_out" else f"LM_STORE_{TABLE[dt].enum}"
+    return f"LM_STORE_{TABLE[out_dtype(op, dt)].enum}"
 
 
 def out_ctype(op, dt):
-    return "bool" if op.promote == "bool_out" else CTYPES[dt]
+    return CTYPES[out_dtype(op, dt)]
 
 
 def dtype_enum(dt):
@@ -239,12 +250,19 @@ def loop_dtypes(op):
     return list(dict.fromkeys(work(d) for d in op.dtypes))
 
 
+def cuda_dtypes(op):
+    """The dtypes the generated CUDA kernels serve: those listed but the complex ones, which no
+    CUDA kernel serves yet (the runner refuses them, naming the dtype)."""
+    return [d for d in op.dtypes if TABLE[d].category != "complex"]
+
+
 def dtype_row(op, prefix):
     """An initializer row over every dtype in table order (C++ has no designated array
-    initializers): PREFIX<dtype> where the op lists the dtype, else nullptr. A reduction of
-    float16/bfloat16 is float32's (the driver accumulates them in float32)."""
+    initializers): PREFIX<dtype> where the op's CUDA kernels serve the dtype, else nullptr. A
+    reduction of float16/bfloat16 is float32's (the driver accumulates them in float32)."""
     name = work if op.kind == "reduction" else str
-    return ", ".join(prefix + name(d.name) if d.name in op.dtypes else "nullptr" for d in TABLE.dtypes)
+    served = cuda_dtypes(op)
+    return ", ".join(prefix + name(d.name) if d.name in served else "nullptr" for d in TABLE.dtypes)
 
 
 def fallback_call_args(op):

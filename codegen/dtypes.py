@@ -82,20 +82,33 @@ class DTypeTable:
 
     @property
     def plain(self):
-        """The dtypes kernels compute in directly (every one but the storage-only)."""
-        return tuple(d for d in self.dtypes if not d.stored)
+        """The real dtypes kernels compute in directly (every one but the storage-only and
+        the complex): what LM_DISPATCH and the per-type helpers cover."""
+        return tuple(d for d in self.dtypes if not d.stored and d.category != "complex")
+
+    @property
+    def complex(self):
+        return tuple(d for d in self.dtypes if d.category == "complex")
 
     def __getitem__(self, name):
         return next(d for d in self.dtypes if d.name == name)
 
     def sets(self):
         """The named `dtypes:` sets of ops/: `all` plus each row's `sets`, in table order."""
-        out = {"all": self.names}
+        out = {"all": tuple(d.name for d in self.dtypes if d.category != "complex")}
         for d in self.dtypes:
             for s in d.sets:
                 out.setdefault(s, ())
                 out[s] += (d.name,)
+        cx = out.get("complex", ())
+        for base in ("all", "floating", "numeric"):
+            out[base + "_and_complex"] = out.get(base, ()) + cx
         return out
+
+    def to_real(self, name):
+        """The real dtype of a complex one's parts (itself for the rest): abs, real, imag."""
+        d = self[name]
+        return self._pick("floating", d.bits // 2) if d.category == "complex" else d.name
 
     def promote(self, a, b):
         """PyTorch's promoteTypes over the table: the higher category wins; inside a

@@ -43,7 +43,8 @@ def core_cdef(native):
 
 def _dtype_context():
     return dict(enum=dtype_enum(), dts=TABLE.dtypes, plain=TABLE.plain, categories=CATEGORIES, promote=TABLE.promotion_table(),
-                to_complex={d.name: TABLE.to_complex(d.name) for d in TABLE.dtypes})
+                to_complex={d.name: TABLE.to_complex(d.name) for d in TABLE.dtypes},
+                to_real={d.name: TABLE.to_real(d.name) for d in TABLE.dtypes})
 
 
 def _env():

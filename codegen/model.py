@@ -19,7 +19,7 @@ VARIANTS = ("function", "method", "inplace", "out")
 PROMOTE = ("default", "float", "bool_out", "scalars")
 REDUCE_RULES = ("sum", "keep", "bool", "float")
 TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "skip", "nondeterministic", "layouts", "dtypes")
-KEYS = ("func", "variants", "doc", "dtypes", "index_args", "cross_device", "upcast", "autocast", "promote", "reduce", "mean", "operators", "test",
+KEYS = ("func", "variants", "doc", "dtypes", "index_args", "cross_device", "upcast", "autocast", "promote", "result", "reduce", "mean", "operators", "test",
         "python_module") + KINDS
 PYTHON_MODULES = ("linalg", "fft", "special", "nn.functional")   # the namespaces python_module: places ops in
 CTX_TYPES = ("Scalar", "float", "int", "bool")
@@ -57,6 +57,8 @@ class Op:
     # (cpu, cuda): "lower" (the region's dtype: matmul, conv, linear), "float32" (losses, softmax,
     # norms on CUDA) or "" (as given): PyTorch's autocast op lists, kept here
     autocast: tuple = ()
+    real_out: bool = False   # (pointwise, `result: real`) the result is the real counterpart of a complex dtype
+    complex_body: bool = False   # the header defines LM_PW_<kernel>_complex, complex dtypes' body
 
     @property
     def name(self):
@@ -146,6 +148,7 @@ class _Kernels:
         self.shared = set()   # lm_cpu_ kernels that serve CUDA too (a `devices: cpu, cuda` note)
         self.cuda_own = set()   # lm_cuda_NAME in native/cuda/host_*.c
         self.checked = set()
+        self.complex_bodies = set()   # pointwise headers defining LM_PW_NAME_complex
         for kind, folder in (("pointwise", "kernels/pointwise"), ("reduction", "kernels/reduce")):
             for p in sorted((self.native / folder).glob("*.h")):
                 text = p.read_text()
@@ -154,6 +157,8 @@ class _Kernels:
                     self.serves[(kind, p.stem)] = (m.group(1), f"{folder}/{p.name}")
                 if kind == "pointwise" and re.search(rf"^#define LM_PW_{p.stem}_CHECK\(", text, re.M):
                     self.checked.add(p.stem)
+                if kind == "pointwise" and re.search(rf"^#define LM_PW_{p.stem}_complex\(", text, re.M):
+                    self.complex_bodies.add(p.stem)
         for p in sorted(self.native.glob("cpu/*.c")):
             text = p.read_text()
             for m in re.finditer(r"^\S.*?\blm_cpu_([a-z0-9_]+)\s*\(", text, re.M):
@@ -395,13 +400,17 @@ def parse_op(entry, path, kernels):
     if not isinstance(upcast, bool) or ("upcast" in entry and kind != "kernel"):
         err("'upcast' is a boolean for hand-written kernels (kernel: NAME)", "upcast")
     autocast = _autocast(entry.get("autocast"), lambda m: err(m, "autocast"))
+    result = entry.get("result")
+    if result not in (None, "real") or (result and kind != "pointwise"):
+        err("'result: real' is for pointwise ops whose result is a complex dtype's real counterpart (abs)", "result")
     views = any(r.type.alias and not r.type.mutable for r in schema.returns)
     upcast = upcast and kind == "kernel" and not views and any(TABLE[d].stored for d in dtypes)
     op = Op(schema, kind, kernel.strip(), variants, dtypes,
             doc.strip(), line, promote, reduce, mean, tuple(operators), dict(test), tuple(index_args),
             kind == "pointwise" and kernel.strip() in kernels.checked, path,
             _python_module(entry.get("python_module", []), schema.name, lambda m: err(m, "python_module")),
-            kernels.cuda(kind, kernel.strip(), schema), cross_device, upcast, autocast)
+            kernels.cuda(kind, kernel.strip(), schema), cross_device, upcast, autocast, result == "real",
+            kind == "pointwise" and kernel.strip() in kernels.complex_bodies)
     _check_kind(op, err)
     _check_variants(op, err)
     return op

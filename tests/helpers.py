@@ -30,7 +30,8 @@ def result_type(operands):
     """PyTorch's result type of (dtype, kind) operands, kind one of 'dim', '0d', 'scalar'.
 
     Dimensioned tensors decide; 0-d tensors, then Python numbers, count only when
-    they are of a higher category (bool < integral < floating) than what decides."""
+    they are of a higher category (bool < integral < floating < complex) than what decides
+    (a complex one beside a floating decider: the complex of the decider's width)."""
     level = {}
     for dt, kind in operands:
         level[kind] = dt if kind not in level else promote_types(level[kind], dt)
@@ -38,6 +39,10 @@ def result_type(operands):
     def combine(higher, lower):
         if higher is None or lower is None:
             return higher or lower
+        if CATEGORY[higher] == 3:
+            return higher
+        if CATEGORY[lower] == 3:
+            return TABLE.dtypes[TABLE.to_complex(higher)].name if CATEGORY[higher] == 2 else lower
         if CATEGORY[higher] == 2:
             return higher
         if higher == "bool" or CATEGORY[lower] == 2:
@@ -63,7 +68,7 @@ def pointwise_dtypes(op, operands):
     compute = result_type(operands)
     if op.promote == "float" and CATEGORY[compute] < 2:
         compute = "float32"
-    return compute, ("bool" if op.promote == "bool_out" else compute)
+    return compute, ("bool" if op.promote == "bool_out" else TABLE.to_real(compute) if op.real_out else compute)
 
 
 def refusal(op, operands):
@@ -81,11 +86,11 @@ def reduction_dtype(op, in_dtype, dtype_arg=None):
     if dtype_arg is not None:
         return dtype_arg
     if op.reduce == "sum":
-        return in_dtype if CATEGORY[in_dtype] == 2 else "int64"
+        return in_dtype if CATEGORY[in_dtype] >= 2 else "int64"
     if op.reduce == "bool":
         return "bool"
     if op.reduce == "float":
-        return in_dtype if CATEGORY[in_dtype] == 2 else None
+        return in_dtype if CATEGORY[in_dtype] >= 2 else None
     return in_dtype
 
 

@@ -10,7 +10,8 @@ MODEL = load(ROOT / "ops", ROOT / "native")
 LAYOUTS = ("contiguous", "transposed", "broadcast", "zerodim", "empty")
 # float16/bfloat16 ops round once (a composite once per part) against a reference in float32/64
 TOL = {"float16": dict(rtol=1e-2, atol=4e-3), "bfloat16": dict(rtol=6e-2, atol=3e-2),
-       "float32": dict(rtol=2e-5, atol=1e-5), "float64": dict(rtol=1e-10, atol=1e-12)}
+       "float32": dict(rtol=2e-5, atol=1e-5), "float64": dict(rtol=1e-10, atol=1e-12),
+       "complex64": dict(rtol=5e-5, atol=2e-5), "complex128": dict(rtol=1e-10, atol=1e-12)}
 NUMPY_LACKS = {"bfloat16"}   # held in the tests as float32 arrays of bfloat16 values
 
 
@@ -24,6 +25,9 @@ def values(shape, dtype, domain, rng):
     """Random data of a NumPy dtype name, respecting the op's input domain."""
     if dtype == "bool":
         return np.asarray(rng.random(shape) < (1.0 if domain in ("positive", "nonzero") else 0.5))
+    if dtype.startswith("complex"):   # both parts drawn as a real input of the op's domain
+        part = np.dtype(dtype).type(0).real.dtype.name
+        return (values(shape, part, domain, rng) + 1j * values(shape, part, domain, rng)).astype(dtype)
     if dtype in NUMPY_LACKS:   # float32 values that bfloat16 holds exactly
         return to_loom(values(shape, "float32", domain, rng), dtype).float().numpy()
     if np.dtype(dtype).kind in "iu":
@@ -132,7 +136,7 @@ def make_inputs(op, dtype, layout, seed=0):
 
 
 def _floating(name):
-    return getattr(loom, name).is_floating_point
+    return getattr(loom, name).is_floating_point or getattr(loom, name).is_complex
 
 
 def expected_dtype(op, in_dtype):
@@ -143,6 +147,8 @@ def expected_dtype(op, in_dtype):
         if in_dtype == "bool" and any(isinstance(v, int) and not isinstance(v, bool) for v in vals):
             return "int64"
         return in_dtype
+    if op.kind == "pointwise" and op.real_out and in_dtype.startswith("complex"):
+        return {"complex64": "float32", "complex128": "float64"}[in_dtype]
     if op.kind == "pointwise":
         return "bool" if op.promote == "bool_out" else in_dtype
     if op.kind == "reduction":

@@ -1,6 +1,7 @@
 """Every op with formulas in derivatives/: gradcheck (and gradgradcheck for
-smooth ops) in float64 over contiguous, transposed and broadcast inputs. The
-cases come from the op and derivative models."""
+smooth ops) in float64, and in complex128 where the op lists it (one formula
+serves both, PyTorch's convention), over contiguous, transposed and broadcast
+inputs. The cases come from the op and derivative models."""
 import numpy as np
 import pytest
 
@@ -19,8 +20,14 @@ NONSMOOTH = {"abs", "relu", "clamp", "amax", "amin", "max", "min", "maximum", "m
 LAYOUTS = ("contiguous", "transposed", "broadcast")
 
 
-def _case(d, layout):
-    made = make_inputs(d.op, "float64", layout, seed=3)
+def _dtypes(d):
+    """float64, and complex128, where the op (or its test hint) lists them."""
+    listed = d.op.test.get("dtypes", d.op.dtypes)
+    return [dt for dt in ("float64", "complex128") if dt in listed]
+
+
+def _case(d, layout, dtype="float64"):
+    made = make_inputs(d.op, dtype, layout, seed=3)
     if made is None:
         return None
     _, lm = made
@@ -29,8 +36,8 @@ def _case(d, layout):
     for a in d.op.schema.args:
         v = lm[a.name]
         if a.type.base == "Tensor" and a.type.is_list:   # index tensors (int64) take no gradient
-            v = [t.detach().requires_grad_() if t.dtype.is_floating_point else t for t in v]
-        elif a.type.base == "Tensor" and v is not None and v.dtype.is_floating_point and a.name in with_formula:
+            v = [t.detach().requires_grad_() if t.dtype.differentiable else t for t in v]
+        elif a.type.base == "Tensor" and v is not None and v.dtype.differentiable and a.name in with_formula:
             v = v.detach().requires_grad_()   # the transposed layout stays non-contiguous
         args[a.name] = v
     if d.op.kind == "reduction" and "dim" in args:
@@ -62,13 +69,18 @@ def _fn(d, args):
     return call, inputs
 
 
-CASES = [(d, layout) for d in DERIVS for layout in LAYOUTS if layout in d.op.test.get("layouts", LAYOUTS)]
+CASES = [(d, layout, dt) for d in DERIVS for dt in _dtypes(d) for layout in LAYOUTS
+         if layout in d.op.test.get("layouts", LAYOUTS)]
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0].op.schema.full_name}-{c[1]}")
+def _id(c):
+    return "-".join([c[0].op.schema.full_name, *c[1:]]).replace("-float64", "")
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
 def test_gradcheck(case):
-    d, layout = case
-    args = _case(d, layout)
+    d, layout, dt = case
+    args = _case(d, layout, dt)
     if args is None:
         pytest.skip(f"layout {layout} does not apply to {d.op.schema.full_name}")
     fn, inputs = _fn(d, args)
@@ -84,13 +96,13 @@ def _wide(d):
     return "broadcast" if "broadcast" in d.op.test.get("layouts", LAYOUTS) else "contiguous"
 
 
-SMOOTH = [(d, _wide(d)) for d in DERIVS if d.op.name not in NONSMOOTH]
+SMOOTH = [(d, _wide(d), dt) for d in DERIVS if d.op.name not in NONSMOOTH for dt in _dtypes(d)]
 
 
-@pytest.mark.parametrize("case", SMOOTH, ids=lambda c: c[0].op.schema.full_name)
+@pytest.mark.parametrize("case", SMOOTH, ids=_id)
 def test_gradgradcheck(case):
-    d, layout = case
-    args = _case(d, layout) or _case(d, "contiguous")
+    d, layout, dt = case
+    args = _case(d, layout, dt) or _case(d, "contiguous", dt)
     fn, inputs = _fn(d, args)
     assert loom.autograd.gradgradcheck(fn, inputs)
 
@@ -116,13 +128,12 @@ def _torch_fn(torch, name):
     return getattr(torch, name, None) or getattr(torch.nn.functional, name, None)
 
 
-@pytest.mark.parametrize("case", [(d, _wide(d)) for d in DERIVS if d.op.schema.full_name not in TORCH_SKIP
-                                  and "_backward" not in d.op.name],
-                         ids=lambda c: c[0].op.schema.full_name)
+@pytest.mark.parametrize("case", [(d, _wide(d), dt) for d in DERIVS if d.op.schema.full_name not in TORCH_SKIP
+                                  and "_backward" not in d.op.name for dt in _dtypes(d)], ids=_id)
 def test_gradients_match_pytorch(case):
     torch = pytest.importorskip("torch")
-    d, layout = case
-    args = _case(d, layout) or _case(d, "contiguous")
+    d, layout, dt = case
+    args = _case(d, layout, dt) or _case(d, "contiguous", dt)
     fn, inputs = _fn(d, args)
     tfn = _torch_fn(torch, d.op.name) if "function" in d.op.variants else None
     to_t = lambda x: torch.tensor(x.detach().numpy(), requires_grad=True)
@@ -139,6 +150,8 @@ def test_gradients_match_pytorch(case):
     out = out[0] if isinstance(out, tuple) else out
     rng = np.random.default_rng(7)
     seed = rng.standard_normal(tuple(out.shape))
+    if out.is_complex():
+        seed = seed + 1j * rng.standard_normal(tuple(out.shape))
     out.backward(torch.tensor(seed))
     lo = fn(*inputs)
     lo.backward(loom.tensor(seed))
@@ -148,22 +161,23 @@ def test_gradients_match_pytorch(case):
                 else [t_args[a.name] for a in d.op.schema.args
                       if isinstance(args[a.name], loom.Tensor) and args[a.name].requires_grad])
     for li, ti in zip(inputs, t_inputs):
-        np.testing.assert_allclose(li.grad.numpy(), ti.grad.numpy(), rtol=1e-7, atol=1e-10)
+        np.testing.assert_allclose(li.grad.numpy(), ti.grad.numpy(force=True), rtol=1e-7, atol=1e-10)
 
 
-@pytest.mark.parametrize("case", [(d, layout) for d in DERIVS for layout in ("contiguous", "broadcast")
-                                  if layout in d.op.test.get("layouts", LAYOUTS)],
-                         ids=lambda c: f"{c[0].op.schema.full_name}-{c[1]}")
+@pytest.mark.parametrize("case", [(d, layout, dt) for d in DERIVS for dt in _dtypes(d)
+                                  for layout in ("contiguous", "broadcast")
+                                  if layout in d.op.test.get("layouts", LAYOUTS)], ids=_id)
 def test_forward_mode_matches_finite_differences(case):
     from loom.autograd import forward_ad as fw
-    d, layout = case
-    args = _case(d, layout)
+    d, layout, dt = case
+    args = _case(d, layout, dt)
     if args is None:
         pytest.skip(f"layout {layout} does not apply to {d.op.schema.full_name}")
     fn, inputs = _fn(d, args)
     rng = np.random.default_rng(5)
     primals = [x.detach() for x in inputs]
-    tangents = [loom.tensor(rng.standard_normal(tuple(x.shape))) for x in inputs]
+    tangents = [loom.tensor(rng.standard_normal(tuple(x.shape)) + (1j * rng.standard_normal(tuple(x.shape))
+                                                                   if x.is_complex() else 0)) for x in inputs]
     with fw.dual_level():
         out = fn(*[fw.make_dual(p, t) for p, t in zip(primals, tangents)])
         jvp = fw.unpack_dual(out).tangent

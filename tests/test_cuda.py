@@ -38,7 +38,8 @@ def test_no_gpu_is_reported_clearly():
 
 
 def test_every_generated_op_has_a_cuda_kernel():
-    """Each pointwise op and reduction appears, with every dtype it lists, in a generated CUDA shard."""
+    """Each pointwise op and reduction appears, with every dtype it lists, in a generated CUDA shard
+    (but the complex ones: no CUDA kernel serves complex dtypes yet, and the runner refuses them)."""
     from codegen import cgen, emit
     files = emit.render(MODEL, ROOT / "native")
     for op in MODEL.ops:
@@ -47,8 +48,9 @@ def test_every_generated_op_has_a_cuda_kernel():
         text = files[f"cuda_shard{cgen.cuda_shard(op)}.cu"]
         row = re.search(r'\{"%s", \{ (.*?) \}\}' % re.escape(op.cname), text)
         assert row, op.cname
-        assert row.group(1).count("nullptr") == len(cgen.TABLE.dtypes) - len(op.dtypes), op.cname
-        for dt in op.dtypes:   # a reduction of float16/bfloat16 accumulates in float32: float32's kernel
+        served = [d for d in op.dtypes if not d.startswith("complex")]
+        assert row.group(1).count("nullptr") == len(cgen.TABLE.dtypes) - len(served), op.cname
+        for dt in served:   # a reduction of float16/bfloat16 accumulates in float32: float32's kernel
             assert f"{op.cname}_cuda_{dt if op.kind == 'pointwise' else cgen.work(dt)}" in row.group(1)
 
 

@@ -36,9 +36,9 @@ def test_the_reference_states_dtypes_kernels_and_formulas():
     text = docs.render(MODEL, DERIVS, ROOT)
     exp = text[text.index("\n### exp\n"):]
     exp = exp[:exp.index("\n### ", 1)]
-    assert "| dtypes | float16, bfloat16, float32, float64 |" in exp
+    assert "| dtypes | float16, bfloat16, float32, float64, complex64, complex128 |" in exp
     assert "`native/kernels/pointwise/exp.h`, promotion `float`" in exp
-    assert "`self`: `grad * result`" in exp and "forward mode: `self_t * result`" in exp
+    assert "`self`: `grad * conj(result)`" in exp and "forward mode: `self_t * result`" in exp
     mm = text[text.index("\n### mm\n"):]
     assert "`lm_cpu_mm` in `native/cpu/`" in mm[:mm.index("\n### ", 1)]
     for d in DERIVS:

@@ -38,24 +38,6 @@ def test_promotion_lattice_is_pytorchs():
             assert got.name == str(want).removeprefix("torch."), (a, b)
 
 
-def test_lattice_rules_for_dtypes_to_come():
-    """The rules promote() encodes, on a table with the dtypes PyTorch has beyond loom's."""
-    extra = """
-- {name: complex64, c: float _Complex, cuda: complex64, category: complex, bits: 64, numpy: complex64, dlpack: [5, 64]}
-- {name: complex128, c: double _Complex, cuda: complex128, category: complex, bits: 128, numpy: complex128,
-   dlpack: [5, 128]}
-"""
-    import tempfile
-    with tempfile.TemporaryDirectory() as d:
-        p = Path(d) / "dtypes.yaml"
-        p.write_text(dtypes.PATH.read_text() + extra)
-        table = dtypes.load(p)
-    for a in table.names:
-        for b in table.names:
-            want = str(torch.promote_types(getattr(torch, a), getattr(torch, b))).removeprefix("torch.")
-            assert table.promote(a, b) == want, (a, b, table.promote(a, b), want)
-
-
 def test_a_malformed_row_names_its_line(tmp_path):
     p = tmp_path / "dtypes.yaml"
     p.write_text(dtypes.PATH.read_text() + "\n- name: int16\n  c: int16_t\n  cuda: int16_t\n  category: intgral\n"
@@ -111,5 +93,8 @@ def test_a_new_dtype_compiles(with_uint16):
 
 
 def test_the_model_reads_sets_from_the_table():
-    assert model.DTYPE_SETS["all"] == dtypes.TABLE.names
+    # `all` is every dtype but the complex ones (AT_DISPATCH_ALL_TYPES); *_and_complex add them
+    assert model.DTYPE_SETS["all"] == tuple(d.name for d in dtypes.TABLE.dtypes if d.category != "complex")
+    assert model.DTYPE_SETS["all_and_complex"] == dtypes.TABLE.names
+    assert model.DTYPE_SETS["floating_and_complex"] == model.DTYPE_SETS["floating"] + ("complex64", "complex128")
     assert set(model.DTYPE_SETS["floating"]) == {d.name for d in dtypes.TABLE.dtypes if d.category == "floating"}

@@ -50,13 +50,16 @@ def _reduction_block(op, dt):
             "}"]
 
 
-def translation_unit():
-    """C source valid as C11 and as CUDA C++: every kernel header, every body per dtype."""
+def translation_unit(cuda=False):
+    """C source valid as C11 and as CUDA C++: every kernel header, every body per dtype (for CUDA,
+    per dtype the generated CUDA kernels serve: no complex ones yet)."""
     headers = sorted(f"kernels/pointwise/{p.name}" for p in (ROOT / "native/kernels/pointwise").glob("*.h"))
     headers += sorted(f"kernels/reduce/{p.name}" for p in (ROOT / "native/kernels/reduce").glob("*.h"))
     body, seen = [], set()
     for op in MODEL.ops:
         for dt in (op.dtypes if op.kind == "pointwise" else cgen.loop_dtypes(op)):
+            if cuda and dt not in cgen.cuda_dtypes(op):
+                continue
             if op.kind == "pointwise":
                 block = _pointwise_block(op, dt)
             elif op.kind == "reduction":
@@ -95,7 +98,7 @@ def translation_unit():
 
 def _write(tmp_path, suffix):
     src = tmp_path / f"every_body{suffix}"
-    src.write_text(translation_unit())
+    src.write_text(translation_unit(cuda=suffix == ".cu"))
     # the generated dtype header the kernels include (dtypes.yaml's per-type limits and helpers)
     (tmp_path / "dtype.h").write_text(emit.render(MODEL, ROOT / "native")["dtype.h"])
     return src
@@ -111,8 +114,10 @@ def test_unit_covers_every_kernel():
         for p in (ROOT / "native/kernels" / folder).glob("*.h"):
             if any(op.kernel == p.stem for op in MODEL.ops):
                 assert f"{prefix}{p.stem}" in text, p.name
-    for dt in ("float", "double", "int32_t", "int64_t", "uint8_t", "bool", "lm_float16", "lm_bfloat16"):
-        assert f"typedef {dt} {'S' if dt.startswith('lm_') else 'T'};" in text
+    for dt in ("float", "double", "int32_t", "int64_t", "uint8_t", "bool", "lm_float16", "lm_bfloat16",
+               "lm_complex64", "lm_complex128"):
+        assert f"typedef {dt} {'S' if dt in ('lm_float16', 'lm_bfloat16') else 'T'};" in text
+    assert "lm_complex64" not in translation_unit(cuda=True)   # no CUDA kernel serves complex yet
 
 
 def test_kernel_headers_compile_as_c11(tmp_path):

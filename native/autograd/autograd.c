@@ -74,18 +74,23 @@ static PyObject *py_make_node(PyObject *mod, PyObject *const *args, Py_ssize_t n
     if (!any) { node = Py_NewRef(Py_None); goto done; }
     lm_tensor *r = lmag_handle(args[2]);
     if (!r) goto done;
-    for (Py_ssize_t i = 0; i < n; i++) {   /* shapes stays None while no input is broadcast */
+    /* shapes stays None while no input is broadcast (an entry: the input's shape tuple) and
+     * none is real beside a complex result (an entry: [shape or None]: the engine's sum_to takes
+     * the gradient's real part, as PyTorch's handle_r_to_c) */
+    for (Py_ssize_t i = 0; i < n; i++) {
         if (PyTuple_GET_ITEM(edges, i) == Py_None) continue;
         lm_tensor *x = lmag_handle(items[i]);
         if (!x) goto done;
         int same = x->ndim == r->ndim;
         for (int d = 0; same && d < x->ndim; d++) same = x->shape[d] == r->shape[d];
-        if (same) continue;
+        int real_in = lm_is_complex(r->dtype) && !lm_is_complex(x->dtype);
+        if (same && !real_in) continue;
         if (!shapes) {
             if (!(shapes = PyList_New(n))) goto done;
             for (Py_ssize_t j = 0; j < n; j++) PyList_SET_ITEM(shapes, j, Py_NewRef(Py_None));
         }
-        PyObject *s = shape_tuple(x);
+        PyObject *s = same ? Py_NewRef(Py_None) : shape_tuple(x);
+        if (s && real_in) s = Py_BuildValue("[N]", s);
         if (!s) goto done;
         PyList_SetItem(shapes, i, s);
     }

@@ -54,7 +54,9 @@ int lm_check_int_pow(lm_tensor *self, lm_tensor *exponent) {
 int lm_check_alpha(int compute, lm_scalar alpha) {
     if (alpha.kind == 0 && compute != LM_BOOL)
         return lm_set_error(LM_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
-    if (alpha.kind == 2 && !lm_is_floating(compute))
+    if (alpha.kind == 3 && !lm_is_complex(compute))
+        return lm_set_error(LM_ERR_RUNTIME, "For non-complex input tensors, argument alpha must not be a complex number.");
+    if (alpha.kind == 2 && !lm_is_floating(compute) && !lm_is_complex(compute))
         return lm_set_error(LM_ERR_RUNTIME,
                             "For integral input tensors, argument alpha must not be a floating point number.");
     return 0;
@@ -89,7 +91,11 @@ int lm_check_wrapped_fits(int dtype, lm_tensor *t) {
 static bool fits(lm_scalar v, int dtype) {
     if (v.kind <= 0 || !lm_dtype_valid(dtype)) return true;
     int cat = lm_dtype_category(dtype);
-    if (cat == LM_CAT_BOOL) return true;
+    if (cat == LM_CAT_BOOL || cat == LM_CAT_COMPLEX) return true;
+    if (v.kind == 3) {   /* a complex number fits a real dtype only without an imaginary part */
+        if (v.im != 0) return false;
+        v.kind = 2;
+    }
     if (cat != LM_CAT_INTEGRAL) {   /* floating: a finite number beyond the largest is out */
         double max = lm_dtype_float_max[dtype];
         return v.kind == 1 || max == 0 || isnan(v.d) || isinf(v.d) || fabs(v.d) <= max;

@@ -10,13 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#ifndef LM_HD
-#ifdef __CUDACC__
-#define LM_HD __host__ __device__
-#else
-#define LM_HD
-#endif
-#endif
+#include "hd.h"
 
 typedef struct { uint16_t bits; } lm_float16;
 typedef struct { uint16_t bits; } lm_bfloat16;

@@ -138,6 +138,9 @@ void lm_free(void *p, size_t nbytes);
 lm_tensor *lm_empty(int ndim, const int64_t *shape, int dtype, int device);
 lm_tensor *lm_empty_like(const lm_tensor *t, int dtype);
 lm_tensor *lm_view(lm_tensor *base, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset);
+/* the same storage read as another dtype (strides and offset in its elements): view_as_real, real */
+lm_tensor *lm_view_dtype(lm_tensor *base, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset,
+                         int dtype);
 lm_tensor *lm_contiguous(lm_tensor *t);           /* new reference; `t` itself if already contiguous */
 lm_tensor *lm_cast(lm_tensor *t, int dtype);      /* new reference; `t` itself if already that dtype */
 int lm_copy_into(lm_tensor *dst, lm_tensor *src); /* broadcast + cast src into dst, across devices too */

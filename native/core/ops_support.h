@@ -28,6 +28,7 @@ typedef struct {
     int (*check)(lm_tensor **ins, int compute, const void *ctx);
     const char *key;      /* the op's C name: what another device's kernel table is keyed by */
     size_t ctx_size;      /* bytes of the ctx struct (a device copies it to its kernels) */
+    bool real_out;        /* the result is the compute dtype's real counterpart (abs, angle of complex) */
 } lm_pointwise_spec;
 
 /* out == NULL: allocate. Otherwise write into out (in-place when out is an
@@ -72,6 +73,10 @@ int lm_check_wrapped_fits(int dtype, lm_tensor *t);            /* a Python numbe
 /* Generic out=/in-place for ops without a native out path: check, cast, copy. */
 int lm_write_result(const char *name, lm_tensor *out, lm_tensor *result);
 
-#define LM_SCALAR_AS(T, s) ((s).kind == 2 ? (T)(s).d : (T)(s).i)
+#ifdef __cplusplus
+#define LM_SCALAR_AS(T, s) ((s).kind >= 2 ? (T)(s).d : (T)(s).i)
+#else   /* a complex Scalar (kind 3) is d + im*i; a real T takes its real part */
+#define LM_SCALAR_AS(T, s) ((s).kind == 3 ? (T)LM_CMPLX((s).d, (s).im) : (s).kind == 2 ? (T)(s).d : (T)(s).i)
+#endif
 
 #endif

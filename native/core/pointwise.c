@@ -20,9 +20,9 @@ static int promote_with_scalars(const lm_pointwise_spec *spec, lm_tensor **ins, 
 static int result_dtype(const lm_pointwise_spec *spec, lm_tensor **ins, lm_pointwise_plan *p, const void *ctx) {
     int r = spec->promote == LM_PROMOTE_SCALARS ? promote_with_scalars(spec, ins, ctx)
                                                : lm_result_type(ins, spec->ninputs);
-    if (spec->promote == LM_PROMOTE_FLOAT && !lm_is_floating(r)) r = lm_get_default_dtype();
+    if (spec->promote == LM_PROMOTE_FLOAT && !lm_is_floating(r) && !lm_is_complex(r)) r = lm_get_default_dtype();
     p->compute = r;
-    p->outdt = spec->promote == LM_PROMOTE_BOOL_OUT ? LM_BOOL : r;
+    p->outdt = spec->promote == LM_PROMOTE_BOOL_OUT ? LM_BOOL : spec->real_out ? lm_dtype_to_real[r] : r;
     if (spec->check && spec->check(ins, r, ctx)) return -1;   /* its message is the more precise one */
     /* the dtypes the op lists; another device's runner reports a kernel it lacks */
     if (!spec->loops[LM_CPU][r]) return lm_set_error(LM_ERR_TYPE, "not implemented for dtype %s", lm_dtype_name(r));

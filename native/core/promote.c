@@ -35,7 +35,8 @@ int lm_result_type(lm_tensor **ts, int n) {
         const lm_tensor *t = ts[i];
         if (!t) continue;
         if (t->flags & LM_FLAG_WRAPPED_NUMBER) {
-            int dt = lm_is_floating(t->dtype) ? default_float : t->dtype;
+            int dt = lm_is_floating(t->dtype) ? default_float
+                   : lm_is_complex(t->dtype) ? lm_dtype_to_complex[default_float] : t->dtype;
             wrapped = promote(wrapped, dt);
         } else if (t->ndim == 0) {
             zero = promote(zero, t->dtype);

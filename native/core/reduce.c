@@ -8,9 +8,9 @@ static int acc_dtype(const lm_reduce_spec *spec, const lm_tensor *self, int dtyp
     if (spec->rule == LM_REDUCE_BOOL) return LM_BOOL;
     if (dtype >= 0) return dtype;
     switch (spec->rule) {
-        case LM_REDUCE_SUM: return lm_is_floating(self->dtype) ? self->dtype : LM_INT64;
+        case LM_REDUCE_SUM: return lm_is_floating(self->dtype) || lm_is_complex(self->dtype) ? self->dtype : LM_INT64;
         case LM_REDUCE_FLOAT:
-            if (!lm_is_floating(self->dtype))
+            if (!lm_is_floating(self->dtype) && !lm_is_complex(self->dtype))
                 return lm_set_error(LM_ERR_TYPE, "could not infer output dtype. Input dtype must be either "
                                     "a floating point or complex dtype. Got: %s", lm_dtype_name(self->dtype)), -1;
             return self->dtype;

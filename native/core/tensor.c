@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "alloc.h"
+#include "ops_support.h"   /* LM_SCALAR_AS */
 
 /* Atomic refcounts: kernels release the GIL (lm_gil_release), so other
  * threads may retain and release tensors meanwhile. */
@@ -191,6 +192,14 @@ lm_tensor *lm_view(lm_tensor *base, int ndim, const int64_t *shape, const int64_
     return t;
 }
 
+lm_tensor *lm_view_dtype(lm_tensor *base, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset,
+                         int dtype) {
+    if (lm_check_shape(ndim, shape)) return NULL;
+    lm_tensor *t = new_header(base->storage, ndim, shape, strides, offset, dtype);
+    if (t) __atomic_add_fetch(&base->storage->refcount, 1, __ATOMIC_RELAXED);
+    return t;
+}
+
 lm_tensor *lm_as_strided(lm_tensor *t, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset) {
     if (lm_check_shape(ndim, shape)) return NULL;
     /* a view must stay inside its storage, or a Python user could read freed memory; every
@@ -237,7 +246,7 @@ lm_tensor *lm_from_blob(void *data, int ndim, const int64_t *shape, const int64_
 void *lm_data_ptr(lm_tensor *t) { return lm_bytes(t); }
 
 lm_tensor *lm_scalar_tensor(lm_scalar v, int dtype, bool wrapped) {
-    if (dtype < 0) dtype = v.kind == 2 ? LM_FLOAT64 : v.kind == 1 ? LM_INT64 : LM_BOOL;
+    if (dtype < 0) dtype = v.kind == 3 ? LM_COMPLEX128 : v.kind == 2 ? LM_FLOAT64 : v.kind == 1 ? LM_INT64 : LM_BOOL;
     if (lm_dtype_valid(dtype) && lm_dtype_work[dtype] != dtype) {   /* float16/bfloat16: rounded from float32 */
         lm_tensor *w = lm_scalar_tensor(v, lm_dtype_work[dtype], false);
         lm_tensor *t = w ? lm_cast(w, dtype) : NULL;
@@ -249,8 +258,14 @@ lm_tensor *lm_scalar_tensor(lm_scalar v, int dtype, bool wrapped) {
     if (!t) return NULL;
     if (wrapped) t->flags |= LM_FLAG_WRAPPED_NUMBER;
     char *p = lm_bytes(t);
+    if (lm_is_complex(dtype)) {
+        double im = v.kind == 3 ? v.im : 0, re = v.kind >= 2 ? v.d : (double)v.i;
+        if (dtype == LM_COMPLEX64) *(lm_complex64 *)p = LM_CMPLXF(re, im);
+        else *(lm_complex128 *)p = LM_CMPLX(re, im);
+        return t;
+    }
     LM_DISPATCH(dtype, T, ,
-        *(T *)p = v.kind == 2 ? (T)v.d : (T)v.i;)
+        *(T *)p = LM_SCALAR_AS(T, v);)
     return t;
 }
 
@@ -272,7 +287,12 @@ int lm_item(lm_tensor *t, lm_scalar *out) {
         return err ? -1 : 0;
     }
     char *p = lm_bytes(t);
-    out->d = 0; out->i = 0;
+    out->d = 0; out->i = 0; out->im = 0;
+    if (lm_is_complex(t->dtype)) {
+        lm_complex128 z = t->dtype == LM_COMPLEX64 ? *(lm_complex64 *)p : *(lm_complex128 *)p;
+        out->kind = 3; out->d = creal(z); out->im = cimag(z);
+        return 0;
+    }
     bool floating = lm_is_floating(t->dtype);
     LM_DISPATCH(t->dtype, T, return lm_set_error(LM_ERR_TYPE, "invalid dtype"),
         if (floating) { out->kind = 2; out->d = (double)*(T *)p; }

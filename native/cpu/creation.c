@@ -2,8 +2,12 @@
 #include <math.h>
 #include "loom.h"
 #include "loom_ops.h"
+#include "ops_support.h"   /* LM_SCALAR_AS */
 
-static int default_dtype(lm_scalar v) { return v.kind == 2 ? lm_get_default_dtype() : v.kind == 1 ? LM_INT64 : LM_BOOL; }
+static int default_dtype(lm_scalar v) {
+    return v.kind == 3 ? lm_dtype_to_complex[lm_get_default_dtype()] : v.kind == 2 ? lm_get_default_dtype()
+         : v.kind == 1 ? LM_INT64 : LM_BOOL;
+}
 static int dev(int device) { return device < 0 ? LM_CPU : device; }
 
 /* devices: cpu, cuda (elsewhere one element is broadcast by the device's copy) */
@@ -13,7 +17,7 @@ lm_tensor *lm_cpu_full(const int64_t *size, int64_t size_len, lm_scalar fill_val
     if (lm_check_scalar_fits(fill_value, dtype)) return NULL;
     lm_tensor *t = lm_empty((int)size_len, size, dtype, dev(device));
     if (!t) return NULL;
-    if (t->device != LM_CPU || lm_dtype_work[dtype] != dtype) {   /* one element broadcast by the copy */
+    if (t->device != LM_CPU || lm_dtype_work[dtype] != dtype || lm_is_complex(dtype)) {   /* one element broadcast by the copy */
         lm_tensor *v = lm_scalar_tensor(fill_value, dtype, false);
         int err = !v || lm_copy_into(t, v);
         lm_release(v);
@@ -23,7 +27,7 @@ lm_tensor *lm_cpu_full(const int64_t *size, int64_t size_len, lm_scalar fill_val
     int64_t n = lm_numel(t);
     char *p = lm_bytes(t);
     LM_DISPATCH(dtype, T, ,
-        T v = fill_value.kind == 2 ? (T)fill_value.d : (T)fill_value.i;
+        T v = LM_SCALAR_AS(T, fill_value);
         for (int64_t i = 0; i < n; i++) ((T *)p)[i] = v;)
     return t;
 }

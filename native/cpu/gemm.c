@@ -1,4 +1,4 @@
-/* lm_gemm: OpenBLAS's sgemm/dgemm reading transposed operands in place, else an i-k-j loop. */
+/* lm_gemm: OpenBLAS's sgemm/dgemm/cgemm/zgemm reading transposed operands in place, else an i-k-j loop. */
 #include "gemm.h"
 #include "iter.h"
 
@@ -8,6 +8,10 @@ void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alp
                        const float *b, int ldb, float beta, float *c, int ldc);
 void scipy_cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double *a, int lda,
                        const double *b, int ldb, double beta, double *c, int ldc);
+void scipy_cblas_cgemm(int order, int ta, int tb, int m, int n, int k, const void *alpha, const void *a, int lda,
+                       const void *b, int ldb, const void *beta, void *c, int ldc);
+void scipy_cblas_zgemm(int order, int ta, int tb, int m, int n, int k, const void *alpha, const void *a, int lda,
+                       const void *b, int ldb, const void *beta, void *c, int ldc);
 void scipy_openblas_set_num_threads(int n);
 int scipy_openblas_get_num_threads(void);
 
@@ -32,19 +36,24 @@ static bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int 
 }
 #endif
 
+/* C = A @ B (or +=) over element type T, the loop for dtypes or layouts BLAS does not take */
+#define GEMM_LOOP(T)                                                                                          \
+    for (int64_t i = 0; i < M; i++) {                                                                         \
+        T *crow = (T *)c + i * ldc;                                                                           \
+        if (!accumulate) for (int64_t j = 0; j < N; j++) crow[j] = 0;                                         \
+        for (int64_t k = 0; k < K; k++) {                                                                     \
+            T av = ((const T *)a.p)[i * a.rs + k * a.cs];                                                     \
+            const T *brow = (const T *)b.p + k * b.rs;                                                        \
+            if (dtype == LM_BOOL) { if (av) for (int64_t j = 0; j < N; j++) crow[j] = crow[j] || brow[j * b.cs]; } \
+            else for (int64_t j = 0; j < N; j++) crow[j] += av * brow[j * b.cs];                              \
+        }                                                                                                     \
+    }
+
 static void gemm_loop(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc,
                       bool accumulate) {
-    LM_DISPATCH(dtype, T, ,
-        for (int64_t i = 0; i < M; i++) {
-            T *crow = (T *)c + i * ldc;
-            if (!accumulate) for (int64_t j = 0; j < N; j++) crow[j] = 0;
-            for (int64_t k = 0; k < K; k++) {
-                T av = ((const T *)a.p)[i * a.rs + k * a.cs];
-                const T *brow = (const T *)b.p + k * b.rs;
-                if (dtype == LM_BOOL) { if (av) for (int64_t j = 0; j < N; j++) crow[j] = crow[j] || brow[j * b.cs]; }
-                else for (int64_t j = 0; j < N; j++) crow[j] += av * brow[j * b.cs];
-            }
-        })
+    if (dtype == LM_COMPLEX64) { GEMM_LOOP(lm_complex64) }
+    else if (dtype == LM_COMPLEX128) { GEMM_LOOP(lm_complex128) }
+    else LM_DISPATCH(dtype, T, , GEMM_LOOP(T))
 }
 
 int lm_gemm_serial_begin(void) {
@@ -75,7 +84,15 @@ int lm_gemm_threads(int nt, bool release_gil, void (*part)(int t, int n, void *c
 #ifdef LM_HAVE_BLAS
 static void blas(int dtype, int ta, int tb, int64_t M, int64_t N, int64_t K, const char *a, int64_t lda, const char *b,
                  int64_t ldb, char *c, int64_t ldc, bool accumulate) {
-    if (dtype == LM_FLOAT32)
+    static const double one[2] = {1, 0}, zero[2] = {0, 0};
+    static const float onef[2] = {1, 0}, zerof[2] = {0, 0};
+    if (dtype == LM_COMPLEX64)
+        scipy_cblas_cgemm(ROW_MAJOR, ta, tb, (int)M, (int)N, (int)K, onef, a, (int)lda, b, (int)ldb,
+                          accumulate ? onef : zerof, c, (int)ldc);
+    else if (dtype == LM_COMPLEX128)
+        scipy_cblas_zgemm(ROW_MAJOR, ta, tb, (int)M, (int)N, (int)K, one, a, (int)lda, b, (int)ldb,
+                          accumulate ? one : zero, c, (int)ldc);
+    else if (dtype == LM_FLOAT32)
         scipy_cblas_sgemm(ROW_MAJOR, ta, tb, (int)M, (int)N, (int)K, 1.0f, (const float *)a, (int)lda,
                           (const float *)b, (int)ldb, accumulate ? 1.0f : 0.0f, (float *)c, (int)ldc);
     else
@@ -125,7 +142,7 @@ void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, cha
 #ifdef LM_HAVE_BLAS
     int ta, tb;
     int64_t lda, ldb;
-    if ((dtype == LM_FLOAT32 || dtype == LM_FLOAT64) && K > 0 &&
+    if ((dtype == LM_FLOAT32 || dtype == LM_FLOAT64 || lm_is_complex(dtype)) && K > 0 &&
         blas_layout(M, K, a.rs, a.cs, &ta, &lda) && blas_layout(K, N, b.rs, b.cs, &tb, &ldb)) {
         if (M * N * K >= LM_GEMM_SERIAL_BELOW && M * N * K < LM_GEMM_SPLIT_BELOW &&
             blas_split(dtype, ta, tb, M, N, K, a.p, lda, b.p, ldb, c, ldc, accumulate))

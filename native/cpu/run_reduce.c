@@ -10,10 +10,10 @@
 #endif
 
 static void mean_divide(lm_tensor *r, int64_t count) {
-    int64_t n = lm_numel(r);
+    int64_t n = lm_numel(r) * (lm_is_complex(r->dtype) ? 2 : 1);   /* a complex result: both parts */
     char *p = lm_bytes(r);
-    /* mean's result is floating (LM_REDUCE_FLOAT refuses the rest before any work) */
-    LM_DISPATCH_FLOAT(r->dtype, T, ,
+    /* mean's result is floating or complex (LM_REDUCE_FLOAT refuses the rest before any work) */
+    LM_DISPATCH_FLOAT(lm_dtype_to_real[r->dtype], T, ,
         for (int64_t i = 0; i < n; i++) ((T *)p)[i] /= (T)count;)
 }
 

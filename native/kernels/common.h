@@ -14,11 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#ifdef __CUDACC__
-#define LM_HD __host__ __device__
-#else
-#define LM_HD
-#endif
+#include "hd.h"
 #include "dtype.h"   /* generated from dtypes.yaml: LM_LOWEST, LM_HIGHEST, LM_IS_FLOAT, LM_TYPED per dtype */
 
 #if defined(__GNUC__) && !defined(__CUDACC__)
@@ -41,7 +37,23 @@
 /* the same for two-argument functions (atan2, copysign, hypot), by compute type */
 #define LM_MATH2(fn, T, a, b) _Generic((T)0, float: fn##f((float)(a), (float)(b)), \
     default: fn((double)(a), (double)(b)))
-#define LM_EXP(x) _Generic((x), float: lm_expf((float)(x)), default: exp((double)(x)))
+#define LM_EXP(x) _Generic((x), float: lm_expf((float)(x)), lm_complex64: cexpf((lm_complex64)(x)), \
+    lm_complex128: cexp((lm_complex128)(x)), default: exp((double)(x)))
+
+/* Bodies of ops that serve complex dtypes: the same function of <complex.h> (cexp, clog, ...)
+ * for a complex x, of <math.h> for the rest. (Not LM_MATH's job: every branch of a _Generic
+ * must compile, and not every function has a complex twin.) */
+#define LM_CMATH(fn, x) _Generic((x), lm_complex64: c##fn##f((lm_complex64)(x)), \
+    lm_complex128: c##fn((lm_complex128)(x)), float: fn##f((float)(x)), default: fn((double)(x)))
+/* |z|, arg z and z ** w of complex values (a body's LM_PW_NAME_complex); every branch of a
+ * _Generic is compiled, so each casts to its own type */
+#define LM_CABS(z) _Generic((z), lm_complex64: cabsf((lm_complex64)(z)), default: cabs((lm_complex128)(z)))
+#define LM_CARG(z) _Generic((z), lm_complex64: cargf((lm_complex64)(z)), default: carg((lm_complex128)(z)))
+#define LM_CPOW(T, a, b) _Generic((T)0, lm_complex64: cpowf((lm_complex64)(a), (lm_complex64)(b)), \
+    default: cpow((lm_complex128)(a), (lm_complex128)(b)))
+#define LM_CONJ(z) _Generic((z), lm_complex64: conjf((lm_complex64)(z)), default: conj((lm_complex128)(z)))
+#define LM_CREAL(z) _Generic((z), lm_complex64: crealf((lm_complex64)(z)), default: creal((lm_complex128)(z)))
+#define LM_CIMAG(z) _Generic((z), lm_complex64: cimagf((lm_complex64)(z)), default: cimag((lm_complex128)(z)))
 
 /* Python's // and %, C's fmod and ** : float and double in floating point,
  * the integers through int64 (see the helpers below) */
@@ -171,6 +183,29 @@ LM_MATH2_OVERLOADS(atan2) LM_MATH2_OVERLOADS(copysign) LM_MATH2_OVERLOADS(hypot)
 static inline LM_HD float lm_exp_(float x) { return lm_expf(x); }
 template <class X> static inline LM_HD double lm_exp_(X x) { return exp((double)x); }
 #define LM_EXP(x) lm_exp_(x)
+
+/* the complex twins (libcu++ on the device, <complex> on a C++ host), for LM_CMATH */
+#ifdef __CUDACC__
+#define LM_CSTD cuda::std
+#else
+#define LM_CSTD std
+#endif
+#define LM_CMATH_OVERLOADS(fn)                                                                             \
+    static inline LM_HD lm_complex64 lm_math_##fn(lm_complex64 z) { return LM_CSTD::fn(z); }              \
+    static inline LM_HD lm_complex128 lm_math_##fn(lm_complex128 z) { return LM_CSTD::fn(z); }
+LM_CMATH_OVERLOADS(exp) LM_CMATH_OVERLOADS(log) LM_CMATH_OVERLOADS(sqrt) LM_CMATH_OVERLOADS(sin)
+LM_CMATH_OVERLOADS(cos) LM_CMATH_OVERLOADS(tan) LM_CMATH_OVERLOADS(sinh) LM_CMATH_OVERLOADS(cosh)
+LM_CMATH_OVERLOADS(tanh) LM_CMATH_OVERLOADS(asin) LM_CMATH_OVERLOADS(acos) LM_CMATH_OVERLOADS(atan)
+LM_CMATH_OVERLOADS(asinh) LM_CMATH_OVERLOADS(acosh) LM_CMATH_OVERLOADS(atanh)
+static inline LM_HD lm_complex64 lm_exp_(lm_complex64 z) { return LM_CSTD::exp(z); }
+static inline LM_HD lm_complex128 lm_exp_(lm_complex128 z) { return LM_CSTD::exp(z); }
+#define LM_CMATH(fn, x) lm_math_##fn(x)
+#define LM_CABS(z) LM_CSTD::abs(z)
+#define LM_CARG(z) LM_CSTD::arg(z)
+#define LM_CPOW(T, a, b) LM_CSTD::pow((T)(a), (T)(b))
+#define LM_CONJ(z) LM_CSTD::conj(z)
+#define LM_CREAL(z) (z).real()
+#define LM_CIMAG(z) (z).imag()
 
 static inline LM_HD float lm_floor_div_(float a, float b) { return (float)lm_floordiv_py(a, b); }
 static inline LM_HD double lm_floor_div_(double a, double b) { return lm_floordiv_py(a, b); }

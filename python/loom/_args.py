@@ -57,10 +57,10 @@ def _wrap_number(x):
     key = (x.__class__, x)
     h = _scalar_cache.get(key)
     if h is None:
-        d, i, k = _number(x)
-        if k < 0:
+        r = _number(x)
+        if r[2] < 0:
             return None
-        h = lib.lm_wrapped_scalar(d, i, k)
+        h = lib.lm_wrapped_scalar(*r) if r[2] < 3 else lib.lm_scalar_tensor(r, -1, True)
         if not h:
             _raise("tensor")
         if len(_scalar_cache) > 4096:
@@ -87,6 +87,8 @@ def _number(x):
         return (float(x), x, 1)
     if isinstance(x, Real):
         return (float(x), 0, 2)
+    if isinstance(x, (complex, np.complexfloating)):   # lm_scalar kind 3: d + im*i
+        return (float(x.real), 0, 3, float(x.imag))
     return (0.0, 0, -1)
 
 
@@ -96,7 +98,7 @@ def _tensor_arg_or_none(x):
         return _wrap_number(x)
     if isinstance(x, Tensor):
         return x._h
-    if isinstance(x, (Number, np.bool_, np.number)) and not isinstance(x, complex):
+    if isinstance(x, (Number, np.bool_, np.number)):
         return _wrap_number(x)
     if isinstance(x, np.ndarray):   # ndarray + Tensor lands in Tensor.__radd__ (__array_priority__)
         t = as_tensor(x)
@@ -292,7 +294,7 @@ _KIND_CHECKS = {
     "int": lambda v: isinstance(v, Integral) and not isinstance(v, bool),
     "int[]": lambda v: (isinstance(v, Integral) and not isinstance(v, bool)) or (
         isinstance(v, (list, tuple)) and all(isinstance(e, Integral) for e in v)),
-    "Scalar": lambda v: isinstance(v, (Number, np.number, np.bool_)) and not isinstance(v, complex),
+    "Scalar": lambda v: isinstance(v, (Number, np.number, np.bool_)),
     "float": lambda v: isinstance(v, Real) and not isinstance(v, bool),
     "bool": lambda v: isinstance(v, (bool, np.bool_)),
     "ScalarType": lambda v: isinstance(v, dtype) or v in FROM_PYTHON,

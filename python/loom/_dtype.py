@@ -6,7 +6,7 @@ from ._dtype_table import DTYPES as _TABLE
 
 
 class dtype:
-    __slots__ = ("name", "code", "itemsize", "is_floating_point", "is_complex", "is_signed", "numpy", "category",
+    __slots__ = ("name", "code", "itemsize", "is_floating_point", "is_complex", "differentiable", "is_signed", "numpy", "category",
                  "dlpack", "raw")
 
     def __init__(self, name, code, category, itemsize, np_name, dlpack, signed):
@@ -17,6 +17,7 @@ class dtype:
         self.itemsize, self.dlpack = itemsize, dlpack
         self.is_floating_point = category == "floating"
         self.is_complex = category == "complex"
+        self.differentiable = category in ("floating", "complex")   # may require grad
         self.is_signed = signed and category != "bool"
 
     def __repr__(self):
@@ -37,7 +38,13 @@ FROM_NUMPY = {d.numpy: d for d in BY_CODE if d.numpy is not None}
 # torch's names of the dtypes NumPy lacks, for its message ("Got unsupported ScalarType BFloat16")
 SCALAR_TYPE = {"bfloat16": "BFloat16"}
 # Python types as dtypes, as torch.zeros(2, dtype=float) allows
-FROM_PYTHON = {bool: bool_, int: int64, float: float64}
+FROM_PYTHON = {bool: bool_, int: int64, float: float64, complex: BY_NAME["complex128"]}
+
+
+def complex_of(d):
+    """The complex dtype a floating one pairs with (float64: complex128; the rest: complex64),
+    as PyTorch's default complex dtype follows the default float."""
+    return BY_NAME["complex128" if d.itemsize == 8 else "complex64"]
 
 
 def _by_name(name):

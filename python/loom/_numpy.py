@@ -5,7 +5,7 @@ import numpy as np
 
 from . import _dlpack_cuda
 from ._C import ffi, lib
-from ._dtype import BY_CODE, BY_NAME, FROM_PYTHON, dtype as _dtype_cls, from_numpy_dtype
+from ._dtype import BY_CODE, BY_NAME, FROM_PYTHON, dtype as _dtype_cls, complex_of, from_numpy_dtype
 from ._errors import LoomOverflowError, raise_error
 from ._tensor import Tensor, _new
 
@@ -147,10 +147,12 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
                 raise ValueError(f"tensor(): could not build a tensor from this data ({e})") from None
             if dtype is None and arr.dtype == np.float64 and not isinstance(data, np.generic):
                 arr = arr.astype(BY_CODE[lib.lm_get_default_dtype()].numpy)   # Python floats: the default dtype
+            elif dtype is None and arr.dtype == np.complex128 and not isinstance(data, np.generic):
+                arr = arr.astype(complex_of(BY_CODE[lib.lm_get_default_dtype()]).numpy)   # Python complex: ditto
         if arr.dtype.name in BY_NAME and BY_NAME[arr.dtype.name].numpy is None:   # ml_dtypes' bfloat16 array
             out = from_numpy(arr.copy(order="C"))
             return _finish(out.to(dtype) if dtype is not None else out, device, requires_grad)
-        if arr.dtype == object or arr.dtype.kind not in "biuf":
+        if arr.dtype == object or arr.dtype.kind not in "biufc":
             raise TypeError(f"tensor(): could not infer a dtype for data of type {type(data).__name__}")
         target = dtype.numpy if dtype is not None else from_numpy_dtype(arr.dtype).numpy
         if target is None:   # bfloat16 (NumPy has none): rounded from float32 by loom's cast

@@ -6,7 +6,7 @@ import numpy as np
 from . import _autograd
 from ._C import ffi, lib
 from ._dims import wrap_dim
-from ._dtype import BY_CODE, BY_NAME, DEVICES, SCALAR_TYPE, bool_, float32, float64, int32, int64, uint8
+from ._dtype import BY_CODE, BY_NAME, DEVICES, SCALAR_TYPE, bool_, complex_of, float32, float64, int32, int64, uint8
 
 float16, bfloat16 = BY_NAME["float16"], BY_NAME["bfloat16"]
 from ._errors import raise_error
@@ -97,12 +97,18 @@ class Tensor(_autograd.TensorBase):
     def is_floating_point(self):
         return self.dtype.is_floating_point
 
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    def is_conj(self):
+        return False   # loom's conjugates are computed (conj_physical), never a lazy bit
+
     # ---- Python values ----
     def item(self):
         s = ffi.new("lm_scalar *")
         if lib.lm_item(self._h, s):
             raise_error("item")
-        return bool(s.i) if s.kind == 0 else s.i if s.kind == 1 else s.d
+        return bool(s.i) if s.kind == 0 else s.i if s.kind == 1 else s.d if s.kind == 2 else complex(s.d, s.im)
 
     def tolist(self):
         t = self.cpu()
@@ -200,14 +206,17 @@ class Tensor(_autograd.TensorBase):
         a = self.cpu()
         a = (a.float() if a.dtype.numpy is None else a).numpy()   # bfloat16: shown through float32
         fmt = {"bool": lambda b: "True" if b else "False"}
-        if a.dtype.kind == "f" and a.size:
-            finite = a[np.isfinite(a)].astype(np.float64)   # (float16 would overflow at 1e8)
+        if a.dtype.kind in "fc" and a.size:
+            parts = np.concatenate([a.real.ravel(), a.imag.ravel()]) if a.dtype.kind == "c" else a
+            finite = parts[np.isfinite(parts)].astype(np.float64)   # (float16 would overflow at 1e8)
             big = finite.size and (np.abs(finite).max() >= 1e8 or 0 < np.abs(finite[finite != 0]).min(initial=1) < 1e-4)
             if finite.size and not big and not np.all(finite == np.round(finite)):
                 fmt["float_kind"] = lambda x: f"{x:.4f}"   # as PyTorch: fixed 4 decimals unless all whole
+                fmt["complex_kind"] = lambda z: f"{z.real:.4f}{z.imag:+.4f}j"
         body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, formatter=fmt)
-        default = BY_CODE[lib.lm_get_default_dtype()].name   # as PyTorch: the default float goes unsaid
-        extra = "" if self.dtype.name in (default, "int64", "bool") else f", dtype=loom.{self.dtype.name}"
+        default = BY_CODE[lib.lm_get_default_dtype()]   # as PyTorch: the default float (and complex) go unsaid
+        default, cdefault = default.name, complex_of(default).name
+        extra = "" if self.dtype.name in (default, cdefault, "int64", "bool") else f", dtype=loom.{self.dtype.name}"
         if a.size == 0:   # as PyTorch: an empty tensor's dtype is shown unless the default, its size unless 1-D
             extra = (f", size={tuple(a.shape)}" if a.ndim != 1 else "") + \
                 ("" if self.dtype.name == default else f", dtype=loom.{self.dtype.name}")
@@ -276,6 +285,14 @@ class Tensor(_autograd.TensorBase):
     @property
     def mT(self):
         return self.transpose(-2, -1)
+
+    @property
+    def mH(self):
+        return self.transpose(-2, -1).conj()
+
+    @property
+    def H(self):
+        return self.permute(tuple(range(self._h.ndim - 1, -1, -1))).conj()
 
 
 class _RawView:

@@ -3,7 +3,7 @@ another tensor (expand_as, view_as, reshape_as), aliases (ndimension, absolute, 
 and the new_* factories, which default to the tensor's own dtype and device. install() puts
 them on Tensor, as _indexing puts its dunders."""
 from ._numpy import tensor
-from ._ops import abs, abs_, clamp, clamp_, empty, full, ones, zeros
+from ._ops import abs, abs_, clamp, clamp_, empty, full, imag, ones, real, zeros
 from ._tensor import Tensor
 
 
@@ -77,8 +77,20 @@ METHODS = (ndimension, absolute, absolute_, clip, clip_, equal, expand_as, view_
            new_zeros, new_ones, new_empty, new_full, new_tensor)
 
 
+def _set_part(part):
+    def setter(self, value):
+        part(self).copy_(value)   # copy_ broadcasts a number or a tensor into the view
+    return setter
+
+
+# Tensor.real and Tensor.imag: views of a complex tensor's parts (real of a real tensor is itself)
+PROPERTIES = {"real": property(real, _set_part(real)), "imag": property(imag, _set_part(imag))}
+
+
 def install():
     """Put the methods on Tensor, leaving any the generated ops already define."""
     for fn in METHODS:
         if not hasattr(Tensor, fn.__name__):
             setattr(Tensor, fn.__name__, fn)
+    for name, prop in PROPERTIES.items():
+        setattr(Tensor, name, prop)

@@ -1,2 +1,2 @@
 /* acos: inverse cosine */
-#define LM_PW_acos(T, self) LM_MATH(acos, self)
+#define LM_PW_acos(T, self) LM_CMATH(acos, self)

@@ -1,2 +1,2 @@
 /* acosh: inverse hyperbolic cosine */
-#define LM_PW_acosh(T, self) LM_MATH(acosh, self)
+#define LM_PW_acosh(T, self) LM_CMATH(acosh, self)

@@ -1,2 +1,2 @@
 /* asin: inverse sine */
-#define LM_PW_asin(T, self) LM_MATH(asin, self)
+#define LM_PW_asin(T, self) LM_CMATH(asin, self)

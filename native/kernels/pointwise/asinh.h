@@ -1,2 +1,2 @@
 /* asinh: inverse hyperbolic sine */
-#define LM_PW_asinh(T, self) LM_MATH(asinh, self)
+#define LM_PW_asinh(T, self) LM_CMATH(asinh, self)

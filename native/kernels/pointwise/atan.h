@@ -1,2 +1,2 @@
 /* atan: inverse tangent */
-#define LM_PW_atan(T, self) LM_MATH(atan, self)
+#define LM_PW_atan(T, self) LM_CMATH(atan, self)

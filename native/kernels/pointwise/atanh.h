@@ -1,2 +1,2 @@
 /* atanh: inverse hyperbolic tangent */
-#define LM_PW_atanh(T, self) LM_MATH(atanh, self)
+#define LM_PW_atanh(T, self) LM_CMATH(atanh, self)

@@ -1,1 +1,1 @@
-#define LM_PW_cos(T, self) LM_MATH(cos, self)
+#define LM_PW_cos(T, self) LM_CMATH(cos, self)

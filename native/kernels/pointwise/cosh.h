@@ -1,2 +1,2 @@
 /* cosh: hyperbolic cosine */
-#define LM_PW_cosh(T, self) LM_MATH(cosh, self)
+#define LM_PW_cosh(T, self) LM_CMATH(cosh, self)

@@ -1,1 +1,1 @@
-#define LM_PW_log(T, self) LM_MATH(log, self)
+#define LM_PW_log(T, self) LM_CMATH(log, self)

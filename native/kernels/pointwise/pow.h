@@ -2,3 +2,4 @@
  * a negative Python int exponent of an integer tensor is refused by the check) */
 #define LM_PW_pow(T, self, exponent) lm_pow(T, self, exponent)
 #define LM_PW_pow_CHECK(compute, self, exponent) lm_check_int_pow(self, exponent)
+#define LM_PW_pow_complex(T, self, exponent) LM_CPOW(T, self, exponent)

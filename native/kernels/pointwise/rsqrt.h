@@ -1,1 +1,1 @@
-#define LM_PW_rsqrt(T, self) ((T)1 / LM_MATH(sqrt, self))
+#define LM_PW_rsqrt(T, self) ((T)1 / LM_CMATH(sqrt, self))

@@ -1,1 +1,1 @@
-#define LM_PW_sin(T, self) LM_MATH(sin, self)
+#define LM_PW_sin(T, self) LM_CMATH(sin, self)

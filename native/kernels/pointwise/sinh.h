@@ -1,2 +1,2 @@
 /* sinh: hyperbolic sine */
-#define LM_PW_sinh(T, self) LM_MATH(sinh, self)
+#define LM_PW_sinh(T, self) LM_CMATH(sinh, self)

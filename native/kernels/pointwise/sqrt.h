@@ -1,1 +1,1 @@
-#define LM_PW_sqrt(T, self) LM_MATH(sqrt, self)
+#define LM_PW_sqrt(T, self) LM_CMATH(sqrt, self)

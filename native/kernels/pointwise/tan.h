@@ -1,2 +1,2 @@
 /* tan: tangent */
-#define LM_PW_tan(T, self) LM_MATH(tan, self)
+#define LM_PW_tan(T, self) LM_CMATH(tan, self)

@@ -162,7 +162,7 @@ def dot(self, tensor):
 
 
 def vdot(self, other):
-    return _ops.dot(self, other)   # no complex dtypes: the conjugate is the tensor itself
+    return _ops.dot(self.conj(), other)   # conj: a no-op for a real tensor
 
 
 def addmm(self, mat1, mat2, beta, alpha):

@@ -102,8 +102,8 @@ def requires_grad_(self, requires_grad=True):
                                "var_no_grad = var.detach().")
         return self
     if requires_grad:
-        if not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if not self.dtype.differentiable:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if self.__class__ is Tensor:
             self.__class__ = GradTensor
         if m is None:

@@ -4,11 +4,20 @@ shape, and accumulate into leaves (or capture them, for autograd.grad).
 
 The loop is C (loom._autograd.run); this module holds the Python functions it
 calls back: sum_to, _run_hooks and _accumulate."""
+from .. import _ops   # generated; it imports this package, so its names are read at call time
 from .._tensor import Tensor
 
 
 def sum_to(g, shape):
-    """Reduce a broadcast gradient to `shape` (the engine's job, not each formula's)."""
+    """Reduce a broadcast gradient to `shape` (the engine's job, not each formula's). A shape in
+    a list, [shape or None], is a real input's beside a complex result: its gradient is the real
+    part (PyTorch's handle_r_to_c), so one formula serves real and complex operands."""
+    if isinstance(shape, list):
+        if g.dtype.is_complex:
+            g = _ops.real(g)
+        shape = shape[0]
+        if shape is None:
+            return g
     gs = tuple(g.shape)
     if gs == tuple(shape):
         return g

@@ -33,6 +33,14 @@ def to_device(x, device, dtype):
     return x if x.dtype is dtype and x.device == device else lm.to(x, device, dtype)
 
 
+def conj(x):
+    """x's complex conjugate, for formulas over real and complex alike (derivatives/complex.yaml):
+    a real tensor, or a Python number an op was given, is its own, at no cost."""
+    if isinstance(x, lm.Tensor):
+        return lm.conj_physical(x) if x.dtype.is_complex else x
+    return x.conjugate() if isinstance(x, complex) else x
+
+
 def maybe_multiply(x, s):
     """x * s, skipped when s is 1 (add's and sub's alpha): one op less per backward."""
     return x if s == 1 else x * s
@@ -73,13 +81,13 @@ def matmul_backward(grad, self, other):
     """(d self, d other) for NumPy-style matmul, 1-D operands included."""
     a, b = self, other
     if a.ndim == 1 and b.ndim == 1:    # a dot product: grad is 0-d, nothing to unsqueeze
-        return grad * b, grad * a
+        return grad * conj(b), grad * conj(a)
     if a.ndim == 1:
         a, grad = a.unsqueeze(0), grad.unsqueeze(-2)
     if b.ndim == 1:
         b, grad = b.unsqueeze(-1), grad.unsqueeze(-1)
-    ga = lm.matmul(grad, b.transpose(-1, -2))
-    gb = lm.matmul(a.transpose(-1, -2), grad)
+    ga = lm.matmul(grad, conj(b.transpose(-1, -2)))   # conj: complex operands (a no-op for real ones)
+    gb = lm.matmul(conj(a.transpose(-1, -2)), grad)
     if self.ndim == 1:
         ga = ga.squeeze(-2)
     if other.ndim == 1:
@@ -366,3 +374,45 @@ def singular_grad(name, *args):
     """Formulas that meet a division by zero at some inputs (prod, pow, atan2), which live in
     singular_formulas.py (the generator finds helpers in this file only)."""
     return getattr(singular_formulas, name + "_backward")(*args)
+
+
+# ---- complex: PyTorch's convention (grad = dL/dx + i dL/dy), derivatives/complex.yaml
+def angle_backward(grad, self):
+    if not self.dtype.is_complex:
+        return lm.zeros_like(self)
+    g = grad * self / (self.abs() * self.abs()) * 1j
+    return lm.where(self == 0, lm.zeros_like(g), g)
+
+
+def sgn_backward(grad, self, result):
+    if not self.dtype.is_complex:
+        return lm.zeros_like(self)
+    r = self.abs()
+    g = (grad - lm.real(grad * conj(result)) * result) / r
+    return lm.where(r == 0, lm.zeros_like(g), g)
+
+
+def angle_forward(self_t, self):
+    """d arg z = Im(dz / z) (0 at 0); a real number's angle is constant."""
+    if not self.dtype.is_complex:
+        return lm.zeros_like(self_t) * self_t
+    r = self.abs()
+    t = lm.imag(self_t / lm.where(r == 0, lm.ones_like(self), self))
+    return lm.where(r == 0, lm.zeros_like(t), t)
+
+
+def sgn_forward(self_t, self, result):
+    """d (z/|z|) = (dz - s Re(conj(s) dz)) / |z| (0 at 0); a real sign is constant."""
+    if not self.dtype.is_complex:
+        return lm.zeros_like(self_t) * self_t
+    r = self.abs()
+    t = (self_t - lm.real(self_t * conj(result)) * result) / lm.where(r == 0, lm.ones_like(r), r)
+    return lm.where(r == 0, lm.zeros_like(t), t)
+
+
+def real_backward(grad, self):
+    return grad.to(self.dtype) if self.dtype.is_complex else grad
+
+
+def imag_backward(grad):
+    return grad * 1j

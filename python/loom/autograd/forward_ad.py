@@ -59,7 +59,7 @@ def make_dual(tensor, tangent_):
         raise RuntimeError("make_dual must be called inside a forward_ad.dual_level() context")
     if tuple(tangent_.shape) != tuple(tensor.shape):
         raise ValueError(f"make_dual(): expected tangent of shape {list(tensor.shape)}, got {list(tangent_.shape)}")
-    if not tensor.dtype.is_floating_point:
+    if not tensor.dtype.differentiable:
         raise ValueError("make_dual(): expected a floating point primal")
     _state[0], saved = 0, _state[0]
     try:
@@ -103,7 +103,7 @@ def derived_jvp(fn, primals):
     nll_loss's weight, may not be made to require grad)."""
     def jvp(*ts):
         idx = [i for i, p in enumerate(primals)
-               if isinstance(p, Tensor) and p.dtype.is_floating_point and tangent(p) is not None]
+               if isinstance(p, Tensor) and p.dtype.differentiable and tangent(p) is not None]
         if not idx:
             return None
 

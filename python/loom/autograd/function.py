@@ -70,6 +70,6 @@ class Function:
         node.ctx, node.fn, node.n_outputs = ctx, cls, len(outs)
         ctx._node = node
         for i, o in enumerate(outs):
-            if isinstance(o, Tensor) and o.dtype.is_floating_point and id(o) not in ctx._non_differentiable:
+            if isinstance(o, Tensor) and o.dtype.differentiable and id(o) not in ctx._non_differentiable:
                 attach(o, node, i)
         return out

@@ -3,6 +3,10 @@ a zero factor, pow at 0, atan2 at the origin): PyTorch's values there, not NaN."
 from .. import _ops as lm
 
 
+def _conj(x):   # complex operands pass the conjugate derivative back (derivatives/complex.yaml)
+    return lm.conj_physical(x) if isinstance(x, lm.Tensor) and x.dtype.is_complex else x
+
+
 def _reduced(dim, ndim):
     dims = list(range(ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
     return sorted(d % ndim for d in dims) if dims else list(range(ndim))
@@ -24,7 +28,7 @@ def prod_backward(grad, self, result, dim, keepdim):
     dims = _reduced(dim, self.ndim)
     g = _spread(grad, self.shape, dims, keepdim)
     if not bool((self == 0).any()):
-        return g * _spread(result, self.shape, dims, keepdim) / self
+        return g * _conj(_spread(result, self.shape, dims, keepdim) / self)
     kept = [d for d in range(self.ndim) if d not in dims]
     order = kept + dims
     x = self.permute(order)
@@ -37,16 +41,18 @@ def prod_backward(grad, self, result, dim, keepdim):
     inverse = [0] * self.ndim
     for i, d in enumerate(order):
         inverse[d] = i
-    return g * others.permute(inverse)
+    return g * _conj(others.permute(inverse))
 
 
 def pow_self_backward(grad, self, exponent):
     """exponent * self ** (exponent - 1), 0 where the exponent is 0 (PyTorch's, at 0 ** 0 too)."""
-    return lm.where(exponent == 0, 0.0, grad * exponent * lm.pow(self, exponent - 1))
+    return lm.where(exponent == 0, 0.0, grad * _conj(exponent * lm.pow(self, exponent - 1)))
 
 
 def pow_exponent_backward(grad, self, exponent, result):
     """result * log(self), 0 where self is 0 and the exponent is not negative (PyTorch's)."""
+    if self.dtype.is_complex or (isinstance(exponent, lm.Tensor) and exponent.dtype.is_complex):
+        return grad * _conj(result * lm.log(self))   # (no ordering of complex exponents: no special point)
     skip = (self == 0) & (exponent >= 0)
     return lm.where(skip, 0.0, grad * result * lm.log(lm.where(skip, 1.0, self)))
 

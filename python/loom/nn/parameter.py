@@ -19,8 +19,8 @@ class Parameter(GradTensor):
             data = empty([0])
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): expected a Tensor as data, got {type(data).__name__}")
-        if requires_grad and not data.dtype.is_floating_point:
-            raise RuntimeError("Only Tensors of floating point dtype can require gradients")
+        if requires_grad and not data.dtype.differentiable:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         self = Tensor.__new__(cls)
         lib.lm_retain(data._h)
         self._h = data._h

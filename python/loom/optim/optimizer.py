@@ -11,7 +11,7 @@ from collections import defaultdict
 
 from .._dtype import float32
 from .._numpy import tensor
-from .._ops import zeros, zeros_like
+from .._ops import view_as_real, zeros, zeros_like
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.leaf_grads import zero_grads
@@ -226,6 +226,13 @@ class Optimizer:
             st["step"].add_(1)
             step = st["step"].item()
         g = self._decay_and_sign(group, p, p.grad, owned=False)
+        if p.dtype.is_complex:   # PyTorch's rule: a complex parameter steps as its real view (..., 2)
+            real = {k: view_as_real(v) for k, v in st.items() if isinstance(v, Tensor) and v.dtype.is_complex}
+            st_real = {**st, **real}
+            u, alpha = self._update(group, view_as_real(g), st_real, step, fresh, None)
+            st.update((k, v) for k, v in st_real.items() if k not in real)
+            view_as_real(p).add_(u, alpha=alpha)
+            return
         u, alpha = self._update(group, g, st, step, fresh, None)
         p.add_(u, alpha=alpha)
 
