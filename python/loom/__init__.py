@@ -44,7 +44,7 @@ from . import optim, utils  # noqa: E402  (pure Python over the ops above)
 from . import cuda, backends  # noqa: E402  (the CUDA device: loom._cuda loads on first use)
 from . import amp  # noqa: E402
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: E402,F401
-from . import linalg, special  # noqa: E402
+from . import fft, linalg, special  # noqa: E402
 from .linalg import tensor_norm as norm, allclose  # noqa: E402  (Python: their p/result are no schema types)
 # torch.* spellings of linalg functions
 from .linalg import det, slogdet, matrix_power, matrix_exp, inv as inverse, householder_product as orgqr  # noqa: E402,F401

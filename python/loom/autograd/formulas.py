@@ -1,7 +1,7 @@
 """Helpers named in derivatives.yaml. Written with loom ops only, so their
 results are differentiable again (double backward)."""
 from .. import _ops as lm
-from .._dtype import bool_ as _bool   # private names: _nodes star-imports this module
+from .._dtype import bool_ as _bool, float32 as _f32, float64 as _f64   # private: _nodes star-imports this module
 from . import linalg_formulas
 from . import singular_formulas
 from .engine import sum_to as _sum_to
@@ -416,3 +416,28 @@ def real_backward(grad, self):
 
 def imag_backward(grad):
     return grad * 1j
+
+
+# ---- FFTs (derivatives/fft.yaml): the adjoints of the three kernels
+def fft_r2c_backward(grad, dim, normalization, onesided, shape):
+    """grad (onesided: zero-padded to the full length along the last of dim) through the inverse
+    complex transform; the engine keeps its real part for the real input."""
+    if onesided:
+        last = dim[-1] % len(shape)
+        pad = shape[last] - grad.shape[last]
+        if pad > 0:
+            zeros = lm.zeros(tuple(pad if k == last else s for k, s in enumerate(grad.shape)), dtype=grad.dtype)
+            grad = lm.cat([grad, zeros], last)
+    return lm._fft_c2c(grad, dim, normalization, False)
+
+
+def fft_c2r_backward(grad, dim, normalization):
+    """The real transform of grad, onesided, its entries that stand for two (k and n - k) doubled."""
+    g = lm._fft_r2c(grad, dim, normalization, True)
+    last = dim[-1] % grad.ndim
+    n, kept = grad.shape[last], g.shape[last]
+    if n - kept > 0:
+        w = lm.ones(kept, dtype=_f64 if g.dtype.itemsize == 16 else _f32)
+        w[1:n - kept + 1] = 2
+        g = g * w.reshape(tuple(kept if k == last else 1 for k in range(g.ndim)))
+    return g

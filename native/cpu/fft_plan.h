@@ -1,0 +1,33 @@
+/* One-dimensional complex FFTs of any length (fft_plan.c): mixed-radix Stockham
+ * passes for lengths whose prime factors are at most 13, Bluestein's chirp-z
+ * for the rest. A plan holds a length's twiddles in float or double; plans are
+ * cached (and shared between threads) per length and precision. */
+#ifndef LOOM_FFT_PLAN_H
+#define LOOM_FFT_PLAN_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct lm_fft_plan lm_fft_plan;
+
+/* The plan of length n (>= 1) in double or float; NULL with the error set (memory). */
+lm_fft_plan *lm_fft_plan_get(int64_t n, bool dbl);
+void lm_fft_plan_put(lm_fft_plan *p);
+
+/* Elements (complex numbers) of scratch one transform needs. */
+int64_t lm_fft_scratch_len(const lm_fft_plan *p);
+
+/* x: n interleaved complex numbers in the plan's precision, transformed in place:
+ * X_k = sum_j x_j e^(-+2 pi i jk/n) (forward: minus), unnormalized. With `par` (a caller
+ * holding the GIL, on no worker thread), each pass splits over threads (lm_parallel_for). */
+void lm_fft_run(const lm_fft_plan *p, void *x, void *scratch, bool forward, bool par);
+
+/* Real transforms of even length n through a complex one of length n / 2: the plan of
+ * lm_fft_plan_real(n, dbl), whose scratch is lm_fft_scratch_len's. r2c: buf holds n reals and
+ * receives X_0..X_(n/2) (n/2 + 1 complex); c2r: the reverse (unnormalized, X_0's and X_(n/2)'s
+ * imaginary parts ignored). */
+lm_fft_plan *lm_fft_plan_real(int64_t n, bool dbl);
+void lm_fft_run_r2c(const lm_fft_plan *p, void *buf, void *scratch, bool par);
+void lm_fft_run_c2r(const lm_fft_plan *p, void *buf, void *scratch, bool par);
+
+#endif
