@@ -332,3 +332,18 @@ def test_complex_on_cuda_is_refused_by_name():
     assert z.cpu().tolist() == [1, 1]
     with pytest.raises(NotImplementedError, match="no CUDA kernel for dtype complex64"):
         z.exp()
+
+
+def test_indexing_complex_tensors_and_its_gradients():
+    v = np.array([1 + 2j, 3 - 1j, 0.5j, -2 + 0.25j])
+    z = loom.tensor(v)
+    np.testing.assert_array_equal(z[z.real > 0.6].numpy(), v[v.real > 0.6].astype(np.complex64))
+    np.testing.assert_array_equal(z[[0, 2]].numpy(), v[[0, 2]].astype(np.complex64))
+    np.testing.assert_array_equal(loom.index_select(z, 0, loom.tensor([3, 0])).numpy(), v[[3, 0]].astype(np.complex64))
+    fs = [lambda M, w: w[[0, 2, 0]].abs().sum(), lambda M, w: M.index_select(w, 0, M.tensor([2, 2, 1])).abs().sum(),
+          lambda M, w: (w[w.real > 0.6] * w[w.real > 0.6]).real.sum()]
+    for f in fs:
+        w, t = loom.tensor(v, requires_grad=True), torch.tensor(v, requires_grad=True)
+        f(loom, w).backward()
+        f(torch, t).backward()
+        np.testing.assert_allclose(w.grad.numpy(), t.grad.numpy(), rtol=1e-12)

@@ -154,3 +154,62 @@ def test_errors():
         loom.fft.fft([1.0, 2.0])
     with pytest.raises(RuntimeError, match="unique"):
         loom.fft.fftn(loom.ones(2, 2), dim=(0, 0))
+
+
+# ---- windows, stft and istft (python/loom/_spectral.py)
+@pytest.mark.parametrize("name", ["hann_window", "hamming_window", "blackman_window", "bartlett_window"])
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 16])
+@pytest.mark.parametrize("periodic", [True, False])
+def test_windows_match_torch(name, n, periodic):
+    got, want = getattr(loom, name)(n, periodic=periodic), getattr(torch, name)(n, periodic=periodic)
+    assert got.dtype is loom.float32 and tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), atol=1e-6)
+
+
+STFT_CASES = [dict(n_fft=16), dict(n_fft=16, hop_length=5, win_length=12), dict(n_fft=15, center=False),
+              dict(n_fft=16, normalized=True, onesided=False), dict(n_fft=16, pad_mode="constant"),
+              dict(n_fft=32, hop_length=8)]
+
+
+@pytest.mark.parametrize("kw", STFT_CASES, ids=lambda k: ",".join(f"{a}={b}" for a, b in k.items()))
+@pytest.mark.parametrize("batched", [False, True])
+def test_stft_and_istft_match_torch(kw, batched):
+    x = rdata((2, 100) if batched else (100,))
+    wl = kw.get("win_length", kw["n_fft"])
+    lw, tw = loom.hann_window(wl, dtype=loom.float64), torch.hann_window(wl, dtype=torch.float64)
+    a = loom.stft(loom.tensor(x), window=lw, return_complex=True, **kw)
+    b = torch.stft(torch.tensor(x), window=tw, return_complex=True, **kw)
+    np.testing.assert_allclose(a.numpy(), b.numpy(), atol=1e-12)
+    real = loom.tensor(x).stft(window=lw, return_complex=False, **kw)   # the method, as view_as_real
+    np.testing.assert_allclose(real.numpy(), torch.view_as_real(b).numpy(), atol=1e-12)
+    if kw.get("center", True) and "pad_mode" not in kw:   # the inverse reconstructs the signal
+        inv = {k: v for k, v in kw.items() if k != "pad_mode"}
+        y = loom.istft(a, window=lw, length=100, **inv)
+        np.testing.assert_allclose(y.numpy(), torch.istft(b, window=tw, length=100, **inv).numpy(), atol=1e-12)
+        np.testing.assert_allclose(y.numpy(), x, atol=1e-12)
+
+
+def test_stft_gradients():
+    x = loom.tensor(rdata((40,)), requires_grad=True)
+    w = loom.hann_window(8, dtype=loom.float64)
+    assert gradcheck(lambda x: loom.stft(x, 8, 2, window=w, return_complex=True).abs(), (x,))
+    spec = loom.tensor(np.fft.rfft(rdata((16, 8)), axis=0), requires_grad=True)   # (freq 9, frames 8)
+    assert gradcheck(lambda s: loom.istft(s, 16, 4, window=loom.hann_window(16, dtype=loom.float64)), (spec,))
+
+
+def test_stft_errors():
+    x = loom.ones(64)
+    with pytest.raises(RuntimeError, match="return_complex parameter be given"):
+        loom.stft(x, 16)
+    with pytest.raises(RuntimeError, match="expected 0 < n_fft"):
+        loom.stft(x, 200, return_complex=True, center=False)
+    with pytest.raises(RuntimeError, match="expected a 1D or 2D tensor"):
+        loom.stft(loom.ones(2, 2, 64), 16, return_complex=True)
+    with pytest.raises(RuntimeError, match="win_length"):
+        loom.stft(x, 16, win_length=32, return_complex=True)
+    with pytest.raises(RuntimeError, match="complex-valued input"):
+        loom.istft(x.reshape(8, 8), 14)
+    with pytest.raises(RuntimeError, match="window overlap add min"):
+        loom.istft(loom.ones(9, 5, dtype=loom.complex64), 16, 4, window=loom.zeros(16))
+    with pytest.raises(RuntimeError, match="non-negative window_length"):
+        loom.hann_window(-1)

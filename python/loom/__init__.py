@@ -53,6 +53,8 @@ from ._linalg_api import torch_lu_solve as lu_solve  # noqa: E402,F401
 from ._linalg_composite import pinverse  # noqa: E402,F401
 Tensor.norm = norm
 Tensor.allclose = allclose
+from ._spectral import stft, istft, hann_window, hamming_window, blackman_window, bartlett_window  # noqa: E402
+Tensor.stft, Tensor.istft = stft, istft
 from .serialization import save, load  # noqa: E402
 from ._generator import Generator  # noqa: E402
 from ._sampling import *  # noqa: F401,F403,E402  (multinomial, normal, ... and rand/randn/randint with generator=)

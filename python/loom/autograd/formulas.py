@@ -227,6 +227,9 @@ def src_backward(grad, shape):
 
 
 def index_select_backward(grad, shape, dim, index):
+    if grad.dtype.is_complex:   # the scatter-add is real: over the (..., 2) view, a trailing dim it never indexes
+        return lm.view_as_complex(index_select_backward(lm.view_as_real(grad.contiguous()), tuple(shape) + (2,),
+                                                        dim % len(shape), index))
     return lm.zeros(tuple(shape), dtype=grad.dtype, device=grad.device).index_add(dim, index, grad)
 
 
@@ -237,6 +240,8 @@ def index_add_source_backward(grad, dim, index, source, alpha):
 
 def index_backward(grad, shape, indices):
     """Repeated indices read one element several times: their gradients add up."""
+    if grad.dtype.is_complex:   # accumulated over the real (..., 2) view (the indices take leading dims)
+        return lm.view_as_complex(index_backward(lm.view_as_real(grad.contiguous()), tuple(shape) + (2,), indices))
     return lm.zeros(tuple(shape), dtype=grad.dtype, device=grad.device).index_put_(indices, grad, True)
 
 
