@@ -137,7 +137,7 @@ def test_casts_between_real_and_complex():
 
 
 # ---- ops against torch ----
-UNARY = ["exp", "log", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "asin", "acos", "atan", "asinh",
+UNARY = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "asin", "acos", "atan", "asinh",
          "acosh", "atanh", "sigmoid", "reciprocal", "neg", "abs", "angle", "sgn", "conj", "conj_physical", "log2",
          "log10", "isnan", "isfinite"]
 

@@ -47,13 +47,15 @@
     lm_complex128: c##fn((lm_complex128)(x)), float: fn##f((float)(x)), default: fn((double)(x)))
 /* |z|, arg z and z ** w of complex values (a body's LM_PW_NAME_complex); every branch of a
  * _Generic is compiled, so each casts to its own type */
-#define LM_CABS(z) _Generic((z), lm_complex64: cabsf((lm_complex64)(z)), default: cabs((lm_complex128)(z)))
+#define LM_CABS(z) _Generic((z), lm_complex64: lm_cabs64((lm_complex64)(z)), default: cabs((lm_complex128)(z)))
 #define LM_CARG(z) _Generic((z), lm_complex64: cargf((lm_complex64)(z)), default: carg((lm_complex128)(z)))
 #define LM_CPOW(T, a, b) _Generic((T)0, lm_complex64: cpowf((lm_complex64)(a), (lm_complex64)(b)), \
     default: cpow((lm_complex128)(a), (lm_complex128)(b)))
 #define LM_CONJ(z) _Generic((z), lm_complex64: conjf((lm_complex64)(z)), default: conj((lm_complex128)(z)))
 #define LM_CREAL(z) _Generic((z), lm_complex64: crealf((lm_complex64)(z)), default: creal((lm_complex128)(z)))
 #define LM_CIMAG(z) _Generic((z), lm_complex64: cimagf((lm_complex64)(z)), default: cimag((lm_complex128)(z)))
+/* the complex T with parts re and im, exactly */
+#define LM_CPLX(T, re, im) _Generic((T)0, lm_complex64: LM_CMPLXF(re, im), default: LM_CMPLX(re, im))
 
 /* Python's // and %, C's fmod and ** : float and double in floating point,
  * the integers through int64 (see the helpers below) */
@@ -86,6 +88,16 @@
 #define LM_FLOAT_FN(name, DEF) DEF(float, name##_f32) DEF(double, name##_f64)
 
 #endif   /* !__cplusplus */
+
+#ifndef __cplusplus
+/* |z| of a complex64 in double, where x^2 + y^2 cannot overflow: correctly rounded as cabsf's
+ * hypot, but in plain arithmetic, so loops over it vectorise (an infinite part wins over NaN) */
+static inline float lm_cabs64(lm_complex64 z) {
+    double x = crealf(z), y = cimagf(z);
+    float r = (float)sqrt(x * x + y * y);
+    return isinf(x) || isinf(y) ? INFINITY : r;
+}
+#endif
 
 /* e^x for float in plain arithmetic, so loops over it vectorise (glibc's expf
  * does not without -ffast-math). Cody-Waite reduction, degree-6 polynomial,
@@ -206,6 +218,7 @@ static inline LM_HD lm_complex128 lm_exp_(lm_complex128 z) { return LM_CSTD::exp
 #define LM_CONJ(z) LM_CSTD::conj(z)
 #define LM_CREAL(z) (z).real()
 #define LM_CIMAG(z) (z).imag()
+#define LM_CPLX(T, re, im) T(re, im)
 
 static inline LM_HD float lm_floor_div_(float a, float b) { return (float)lm_floordiv_py(a, b); }
 static inline LM_HD double lm_floor_div_(double a, double b) { return lm_floordiv_py(a, b); }
