@@ -60,11 +60,11 @@ def _resize(x, dim, n, op):
     return x
 
 
-def _dims_and_sizes(x, s, dim, op, default_all=True):
+def _dims_and_sizes(x, s, dim, op):
     """(dims, sizes) for the n-dimensional transforms: numpy's rules for s and axes."""
     if dim is None:
         if s is None:
-            dims = list(range(x.ndim)) if default_all else [-2, -1]
+            dims = list(range(x.ndim))
         else:
             dims = list(range(x.ndim - len(s), x.ndim))
     else:
@@ -111,26 +111,26 @@ def rfft(input, n=None, dim=-1, norm=None):
     return _ops._fft_r2c(x, [d], _norm(norm, True, "rfft"), True)
 
 
-def irfft(input, n=None, dim=-1, norm=None):
-    """The inverse of rfft: n real points (default 2 (m - 1) for m input entries along dim)."""
-    _check(input, "irfft")
-    d = _one_dim(input, dim, "irfft")
+def _c2r(input, n, dim, norm, forward, op):
+    """n real points (default 2 (m - 1)) of the Hermitian signal whose first half input holds;
+    hfft is the forward transform: of the conjugate, normalized as a forward one."""
+    _check(input, op)
+    d = _one_dim(input, dim, op)
     n = 2 * (input.shape[d] - 1) if n is None else n
     if n < 1:
-        raise RuntimeError(f"irfft: Invalid number of data points ({n}) specified")
-    x = _resize(_to_complex(input), d, n // 2 + 1, "irfft")
-    return _ops._fft_c2r(x, [d], _norm(norm, False, "irfft"), n)
+        raise RuntimeError(f"{op}: Invalid number of data points ({n}) specified")
+    x = _resize(_to_complex(input), d, n // 2 + 1, op)
+    return _ops._fft_c2r(x.conj() if forward else x, [d], _norm(norm, forward, op), n)
+
+
+def irfft(input, n=None, dim=-1, norm=None):
+    """The inverse of rfft: n real points (default 2 (m - 1) for m input entries along dim)."""
+    return _c2r(input, n, dim, norm, False, "irfft")
 
 
 def hfft(input, n=None, dim=-1, norm=None):
     """The Fourier transform of a Hermitian-symmetric signal given by its first half: real."""
-    _check(input, "hfft")
-    d = _one_dim(input, dim, "hfft")
-    n = 2 * (input.shape[d] - 1) if n is None else n
-    if n < 1:
-        raise RuntimeError(f"hfft: Invalid number of data points ({n}) specified")
-    x = _resize(_to_complex(input), d, n // 2 + 1, "hfft")
-    return _ops._fft_c2r(x.conj(), [d], _norm(norm, True, "hfft"), n)
+    return _c2r(input, n, dim, norm, True, "hfft")
 
 
 def ihfft(input, n=None, dim=-1, norm=None):
@@ -142,23 +142,23 @@ def ihfft(input, n=None, dim=-1, norm=None):
 
 
 # ---- n dimensions
+def _c2c_n(input, s, dim, norm, forward, op):
+    _check(input, op)
+    x = _to_complex(input)
+    dims, sizes = _dims_and_sizes(x, s, dim, op)
+    for d, n in zip(dims, sizes):
+        x = _resize(x, d, n, op)
+    return _ops._fft_c2c(x, dims, _norm(norm, forward, op), forward) if dims else x
+
+
 def fftn(input, s=None, dim=None, norm=None):
     """The n-dimensional transform over dim (all dims by default; the last len(s) when s is given)."""
-    _check(input, "fftn")
-    x = _to_complex(input)
-    dims, sizes = _dims_and_sizes(x, s, dim, "fftn")
-    for d, n in zip(dims, sizes):
-        x = _resize(x, d, n, "fftn")
-    return _ops._fft_c2c(x, dims, _norm(norm, True, "fftn"), True) if dims else x
+    return _c2c_n(input, s, dim, norm, True, "fftn")
 
 
 def ifftn(input, s=None, dim=None, norm=None):
-    _check(input, "ifftn")
-    x = _to_complex(input)
-    dims, sizes = _dims_and_sizes(x, s, dim, "ifftn")
-    for d, n in zip(dims, sizes):
-        x = _resize(x, d, n, "ifftn")
-    return _ops._fft_c2c(x, dims, _norm(norm, False, "ifftn"), False) if dims else x
+    """The inverse of fftn."""
+    return _c2c_n(input, s, dim, norm, False, "ifftn")
 
 
 def rfftn(input, s=None, dim=None, norm=None):
