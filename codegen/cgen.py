@@ -39,13 +39,32 @@ def params(op):
 
 
 def kernel_params(op):
-    """The C parameters of a hand-written kernel: the entry's."""
-    return params(op)
+    """The C parameters of a hand-written kernel: the entry's, less those the entry applies itself."""
+    return [types.row(a.type).params(a.name) for a in op.schema.args if types.row(a.type).kernel]
 
 
 def call_args(op):
     """Arguments passed from the public entry to the kernel."""
-    return [types.row(a.type).args(a.name) for a in op.schema.args]
+    return [types.row(a.type).args(a.name) for a in op.schema.args if types.row(a.type).kernel]
+
+
+def casts_first(op):
+    """A kernel with `ScalarType? dtype` that is no factory (softmax, cumsum, ...): PyTorch casts self to
+    dtype before the op, so the entry does, and the op's dtypes then apply to the cast input."""
+    a = op.schema.arg("dtype")
+    return (op.kind == "kernel" and a is not None and a.type.optional and op.schema.arg("device") is None
+            and op.schema.arg("self") is not None and not op.returns_tuple and not op.mutating)
+
+
+def memory_format(op):
+    """(format argument, the tensor whose layout preserve_format keeps) where the op takes
+    memory_format=, else None: the entry moves the kernel's result into that layout."""
+    fmt = next((a for a in op.schema.args if a.type.base == "MemoryFormat"), None)
+    if fmt is None:
+        return None
+    like = next((a.name for a in op.schema.args if a.type.base == "Tensor" and not a.type.is_list
+                 and not a.type.optional), "NULL")
+    return fmt.name, like
 
 
 def device_source(op):
@@ -269,6 +288,8 @@ def fallback_call_args(op):
     """The CPU kernel's arguments in a host fallback: host copies of the Tensors, the CPU as device."""
     out = []
     for a in op.schema.args:
+        if not types.row(a.type).kernel:
+            continue
         if a.type.base == "Tensor":
             out.append(f"h_{a.name}, {a.name}_len" if a.type.is_list else f"h_{a.name}")
         elif a.type.base == "Device":

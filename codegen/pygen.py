@@ -145,10 +145,18 @@ def composite_module(op):
 
 
 def composite_args(op):
-    """What a composite's function is called with: the schema's arguments, then out= and
-    requires_grad= where the op's Python signature has them."""
-    return ([a.name for a in op.schema.args] + (["out"] if "out" in op.variants else [])
-            + (["requires_grad"] if is_factory(op) else []))
+    """What a composite's function is called with: the schema's arguments, then requires_grad=
+    where the op's Python signature has it (out= is filled from its result by the caller)."""
+    return [a.name for a in op.schema.args] + (["requires_grad"] if is_factory(op) else [])
+
+
+def out_defaults(op):
+    """Statements giving a factory's dtype= and device= out's when left out, as torch.zeros(3, out=t)
+    makes t's dtype."""
+    if "out" not in op.variants or not is_factory(op):
+        return []
+    return [f"if {n} is None and isinstance(out, Tensor):\n        {n} = out.{n}"
+            for n in ("dtype", "device") if op.schema.arg(n) is not None]
 
 
 def overload_spec(op, with_out=True):
@@ -156,7 +164,7 @@ def overload_spec(op, with_out=True):
     va = varargs_arg(op)
     kinds = [(a.name, types.row(a.type).overload, a.has_default, a.kwonly, a is va) for a in op.schema.args]
     if with_out and "out" in op.variants:
-        kinds.append(("out", "Tensor?", True, True, False))
+        kinds.append(("out", "Tensor[]?" if op.returns_tuple else "Tensor?", True, True, False))
     if is_factory(op):
         kinds.append(("requires_grad", "bool", True, True, False))
     return tuple(kinds)
@@ -183,7 +191,7 @@ def stub_signature(op, skip_self=False, with_out=True):
     if with_out and "out" in op.variants:
         if not star:
             parts.append("*")
-        parts.append("out: Tensor | None = ...")
+        parts.append(f"out: {stub_return(op)} | None = ...")
     if is_factory(op):
         if not star:
             parts.append("*")

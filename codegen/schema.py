@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-BASE_TYPES = ("Tensor", "Scalar", "int", "float", "bool", "ScalarType", "Device", "str")
+BASE_TYPES = ("Tensor", "Scalar", "int", "float", "bool", "ScalarType", "Device", "MemoryFormat", "str")
 LISTABLE = ("Tensor", "int")
 _NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 _TYPE = re.compile(r"^(?P<base>[A-Za-z]+)(?P<alias>\([a-z](?P<bang>!)?\))?"
@@ -151,6 +151,7 @@ def _parse_default(text, typ):
         "Scalar": isinstance(value, (int, float, bool)),
         "ScalarType": False,
         "Device": False,
+        "MemoryFormat": False,
         "str": isinstance(value, str),
     }[typ.base]
     if typ.is_list and typ.base == "int":

@@ -14,6 +14,7 @@ class ArgType:
     overload: str        # the kind the runtime overload resolver matches
     bound: str = ""      # "statement" when the converter returns several values (bound to names first)
     ctx: str = ""        # the C type of a pointwise ctx field holding it ("": not a ctx type)
+    kernel: bool = True  # passed on to the kernel; False: the generated entry applies it (memory_format)
 
     def params(self, name):
         return self.c_params.format(n=name)
@@ -46,6 +47,9 @@ _ROWS = {
     ("ScalarType", False, False): ArgType("int {n}", "{n}", "_dtype_arg", "_DType", "ScalarType"),
     ("Device", False, True): ArgType("int {n}", "{n}", "_device_arg", "_Device | None", "Device?"),
     ("Device", False, False): ArgType("int {n}", "{n}", "_device_arg", "_Device", "Device"),
+    # a layout for the result (loom.channels_last, ...): the entry moves the kernel's result into it
+    ("MemoryFormat", False, True): ArgType("int {n}", "{n}", "_memory_format_arg", "_MemoryFormat | None",
+                                           "MemoryFormat?", kernel=False),
     ("str", False, False): ArgType("const char *{n}", "{n}", "_str", "str", "str"),
     ("str", False, True): ArgType("const char *{n}", "{n}", "_str_opt", "str | None", "str?"),
 }

@@ -35,6 +35,10 @@ BAD = [
      "  variants: function, inplace\n  kernel: max_dim\n", 1, r"inplace variant needs an op returning one new Tensor"),
     ("unknown variant", "- func: neg(Tensor self) -> Tensor\n  variants: function, methd\n  pointwise: neg\n", 2,
      r"unknown variant 'methd' \(did you mean 'method'\?\)"),
+    ("out is not listed", "- func: neg(Tensor self) -> Tensor\n  variants: function, out\n  pointwise: neg\n", 2,
+     r"'out' is not listed: every function returning new Tensors gets out="),
+    ("out: true is the default", GOOD + "  out: true\n", 4, r"'out: true' is the default"),
+    ("out is a boolean", GOOD + "  out: no-thanks\n", 4, r"'out' is a boolean"),
     ("unknown dtype set", GOOD + "  dtypes: floats\n", 4, r"unknown dtype set 'floats'"),
     ("unknown dtype", GOOD + "  dtypes: [float32, complex32]\n", 4, r"unknown dtype 'complex32'"),
     ("operator needs inplace", GOOD + "  operators: [__iadd__]\n", 1, r"operator __iadd__ needs the inplace variant"),
@@ -67,6 +71,35 @@ def test_malformed_yaml_names_file_and_line(tmp_path, name, text, line, pattern)
         model.load(path, ROOT / "native")
     assert str(err.value).startswith(f"ops.yaml:{line}: ") or str(err.value).startswith(f"{path}:{line}: "), str(err.value)
     assert err.match(pattern)
+
+
+def test_out_is_the_default_for_functions_returning_new_tensors(tmp_path):
+    """out= comes with every function returning new Tensors, not with views, in-place ops,
+    methods only, private ops, or an op saying `out: false`."""
+    path = tmp_path / "ops.yaml"
+    path.write_text(textwrap.dedent("""\
+        - func: neg(Tensor self) -> Tensor
+          pointwise: neg
+        - func: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+          kernel: max_dim
+        - func: view(Tensor(a) self, int[] size) -> Tensor(a)
+          kernel: view
+        - func: neg_(Tensor(a!) self) -> Tensor(a!)
+          kernel: view
+        - func: _neg(Tensor self) -> Tensor
+          pointwise: neg
+        - func: negm(Tensor self) -> Tensor
+          variants: method
+          pointwise: neg
+        - func: negx(Tensor self) -> Tensor
+          pointwise: neg
+          out: false
+        """))
+    m = model.load(path, ROOT / "native")
+    takes = {op.name: "out" in op.variants for op in m.ops}
+    assert takes == {"neg": True, "max": True, "view": False, "neg_": False, "_neg": False,
+                     "negm": False, "negx": False}
+    assert [op.name for op in m.ops if op.c_out] == ["neg"]   # a tuple's out= is filled in Python
 
 
 def test_cli_reports_without_traceback(tmp_path):
@@ -142,7 +175,8 @@ D_BAD = [
      r"no formula for input 'other' of mul.Tensor"),
     ("not Python", "- name: neg(Tensor self) -> Tensor\n  self: grad +* 2\n", 2, r"not a Python expression"),
     ("composite takes no entry",
-     "- name: zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None) -> Tensor\n"
+     "- name: zeros_like(Tensor self, *, ScalarType? dtype=None, Device? device=None, MemoryFormat? memory_format=None)"
+     " -> Tensor\n"
      "  self: grad\n", 1, r"is composite"),
     ("duplicate entry", D_GOOD + D_GOOD, 3, r"duplicate entry for neg"),
     ("calls an argument", "- name: softmax_backward(Tensor grad_output, Tensor output, int dim) -> Tensor\n"

@@ -145,7 +145,7 @@ def test_adding_a_pointwise_op_changes_one_shard(rendered):
     """What a new pointwise op makes the compiler redo: its dispatch shard, one
     small cffi module and one CUDA shard; not loom._C's cffi module, not
     loom_ops.h (which every hand-written kernel includes)."""
-    new = _render_with("\n- func: neg_again(Tensor self) -> Tensor\n  variants: function, out\n"
+    new = _render_with("\n- func: neg_again(Tensor self) -> Tensor\n  variants: function\n"
                        "  pointwise: neg\n  dtypes: numeric\n  test: {ref: '-self'}\n")
     changed = sorted(n for n in rendered if rendered[n] != new[n] and not n.endswith((".py", ".pyi")))
     shard = [n for n in changed if n.startswith("ops_shard") and n.endswith(".c")]

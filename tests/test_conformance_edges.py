@@ -230,3 +230,63 @@ def test_compile_returns_the_callable_and_warns_once():
         assert loom.compile(fn) is fn
         assert loom.compile(dynamic=True)(fn) is fn
     assert "eagerly" in loom.compile.__doc__
+
+
+# The call forms of issue 16 beyond dim=/axis=: each is called the same way on loom and torch.
+CALL_FORMS = {
+    "var(x, dim, unbiased=False)": lambda L, a: L.var(a, 1, unbiased=False),
+    "var(x, unbiased=False)": lambda L, a: L.var(a, unbiased=False),
+    "x.std(dim, unbiased)": lambda L, a: a.std(1, True),
+    "x.std(dim, unbiased, keepdim)": lambda L, a: a.std(1, False, True),
+    "sort(stable=True)": lambda L, a: L.sort(a, stable=True, dim=1)[1],
+    "argsort(stable=True)": lambda L, a: L.argsort(a, dim=1, stable=True),
+    "nonzero(as_tuple=True)": lambda L, a: L.stack(L.nonzero(a > 0, as_tuple=True)),
+    "x.nonzero(as_tuple=True) 0-d": lambda L, a: L.stack((a[0, 0] > -9).nonzero(as_tuple=True)),
+    "where(cond)": lambda L, a: L.stack(L.where(a > 0)),
+    "round(decimals=2)": lambda L, a: L.round(a, decimals=2),
+    "round(decimals=-1)": lambda L, a: L.round(a * 100, decimals=-1),
+    "round_(decimals=1)": lambda L, a: a.clone().round_(decimals=1),
+    "softmax(int, dtype=)": lambda L, a: L.softmax((a * 10).long(), 1, dtype=L.float32),
+    "log_softmax(int, dtype=)": lambda L, a: L.log_softmax((a * 10).long(), 1, dtype=L.float64),
+    "cumsum(int, dtype=float)": lambda L, a: L.cumsum((a * 10).long(), 1, dtype=L.float32),
+    "clamp(tensor bounds)": lambda L, a: L.clamp(a, min=a * 0 - 0.5, max=a * 0 + 0.5),
+    "x.clamp(min=tensor)": lambda L, a: a.clamp(min=a[0]),
+    "clamp_(tensor, tensor)": lambda L, a: a.clone().clamp_(a[0], a[1]),
+    "clamp_min(tensor)": lambda L, a: L.clamp_min(a, a * 0),
+    "x.clamp_max(tensor)": lambda L, a: a.clamp_max(a[1]),
+    "clip(tensor, tensor)": lambda L, a: L.clip(a, a[0], a[1]),
+    "gather(int32 index)": lambda L, a: L.gather(a, 1, L.zeros(3, 2, dtype=L.int32)),
+    "scatter(int32 index)": lambda L, a: L.scatter(a, 1, L.ones(3, 1, dtype=L.int32), 1.0),
+    "scatter_add(int32 index)": lambda L, a: L.scatter_add(a, 1, L.ones(3, 1, dtype=L.int32), a[:, :1]),
+    "x.to(memory_format=)": lambda L, a: a.reshape(1, 3, 2, 2).to(memory_format=L.channels_last),
+    "x.to(dtype, memory_format=)": lambda L, a: a.reshape(1, 3, 2, 2).to(L.float64, memory_format=L.channels_last),
+    "x.cumsum_(dim)": lambda L, a: a.clone().cumsum_(1),
+    "x.cumprod_(dim)": lambda L, a: a.clone().cumprod_(0),
+    "randint_like(x, high).shape": lambda L, a: L.tensor(L.randint_like(a, 5).shape),
+}
+
+
+@pytest.mark.parametrize("form", list(CALL_FORMS), ids=list(CALL_FORMS))
+def test_call_forms_as_torch(form):
+    x = np.random.default_rng(3).standard_normal((3, 4)).astype(np.float32)
+    got, want = CALL_FORMS[form](loom, loom.tensor(x)), CALL_FORMS[form](torch, torch.tensor(x))
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    assert tuple(got.shape) == tuple(want.shape) and got.stride() == want.stride()
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_module_to_channels_last():
+    m = loom.nn.Conv2d(3, 4, 3).to(memory_format=loom.channels_last)
+    assert m.weight.is_contiguous(memory_format=loom.channels_last) and m.bias.is_contiguous()
+    x = loom.randn(2, 3, 8, 8)
+    y = m(x.to(memory_format=loom.channels_last))   # the layers take channels_last input as any strided one
+    want = loom.nn.functional.conv2d(x, m.weight.contiguous(), m.bias)
+    np.testing.assert_allclose(y.detach().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_clamp_needs_a_bound():
+    for lib in (loom, torch):
+        with pytest.raises(RuntimeError, match="At least one of 'min' or 'max' must not be None"):
+            lib.clamp(lib.ones(2))
+    with pytest.raises(RuntimeError, match=r"^clamp\(\): At least one of 'min' or 'max'"):
+        loom.clamp(loom.ones(2), min=None, max=None)

@@ -129,15 +129,17 @@ OUT_OPS = [op for op in MODEL.ops if "out" in op.variants and op.test.get("ref")
 def test_out_of_the_wrong_shape(op):
     args = _valid_args(op)
     want = call_function(op, args)
-    for shape in [(7,), tuple(want.shape) + (2,)]:
-        out = loom.zeros(shape, dtype=want.dtype)
+    first = want[0] if op.returns_tuple else want   # a tuple's out= is a tuple: the first one is wrong
+    for shape in [(first.numel() + 3,), tuple(first.shape) + (2,)]:
+        out = loom.zeros(shape, dtype=first.dtype)
+        given = (out,) + tuple(loom.empty(0, dtype=w.dtype) for w in want[1:]) if op.returns_tuple else out
         with pytest.raises(ValueError) as err:
-            call_function(op, args, out=out)
+            call_function(op, args, out=given)
         assert_message(err, op.name)
         assert out.tolist() == loom.zeros(shape).tolist(), "a refused out= must not be written"
     # an overloaded op reports the whole call, as PyTorch's "invalid combination of arguments"
     with pytest.raises(TypeError, match="'out'|out=ndarray") as err:
-        call_function(op, args, out=np.zeros(want.shape))
+        call_function(op, args, out=np.zeros(first.shape))
     assert_message(err, op.name)
 
 

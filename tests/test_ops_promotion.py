@@ -216,6 +216,9 @@ def test_out_dtype_may_be_wider_never_narrower(op):
 
 # ops PyTorch computes on complex tensors and loom does not yet (each refuses them by name)
 COMPLEX_GAPS = {"logaddexp", "nan_to_num", "sinc"}
+# 16-bit results PyTorch has and loom not yet: nextafter's step is the stored type's, and loom's
+# pointwise bodies compute 16-bit elements in float32 (a float32 step would round back to self)
+HALF_GAPS = {"nextafter"}
 
 
 def test_pointwise_result_dtypes_match_pytorch():
@@ -240,6 +243,8 @@ def test_pointwise_result_dtypes_match_pytorch():
             except TypeError:
                 got = "TypeError"
             if got == "TypeError" and any(d.startswith("complex") for d in dts) and op.name in COMPLEX_GAPS:
+                continue
+            if got == "TypeError" and want in ("float16", "bfloat16") and op.name in HALF_GAPS:
                 continue
             if got != want:
                 bad.append((op.name, dts, got, want))

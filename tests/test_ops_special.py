@@ -240,7 +240,8 @@ def test_clamp_bounds():
     assert loom.clamp(x, 1, 3).tolist() == [1.0, 1.0, 2.0, 3.0, 3.0]
     assert loom.clamp(x, None, 2).tolist() == [0.0, 1.0, 2.0, 2.0, 2.0]
     assert loom.clamp(x, 3, 1).tolist() == [1.0] * 5   # min > max: every value is max, as PyTorch
-    assert loom.clamp(x).tolist() == x.tolist()
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max' must not be None"):
+        loom.clamp(x)
     nan = float("nan")   # a NaN bound gives NaN everywhere, a NaN input stays NaN, as PyTorch
     assert np.isnan(loom.clamp(x, max=nan).numpy()).all() and np.isnan(loom.clamp(x, min=nan).numpy()).all()
     assert np.isnan(loom.clamp(loom.tensor([nan, 1.0]), 0, 2).numpy()).tolist() == [True, False]

@@ -67,27 +67,78 @@ def test_method_matches_function(case):
     _same(call_method(op, args), want, f"{op.name} method vs function")
 
 
+def _each(want, make):
+    """make(w) for the result, or a tuple of them for a tuple result (out= takes a tuple there)."""
+    return tuple(make(w) for w in want) if isinstance(want, tuple) else make(want)
+
+
+def _flat(x):
+    return x if isinstance(x, tuple) else (x,)
+
+
 @pytest.mark.parametrize("case", _cases("out"), ids=_id)
 def test_out_variant(case):
     op, dt, layout = case
     args = _inputs(op, dt, layout)
     want = _want(op, args)
     if isinstance(want, Exception):
-        return _raises_like(want, lambda: call_function(op, args, out=loom.empty(0)))
-    out = loom.full(want.shape, 7, dtype=want.dtype)
-    ptr = out.data_ptr()
+        blank = (loom.empty(0),) * len(op.schema.returns) if op.returns_tuple else loom.empty(0)
+        return _raises_like(want, lambda: call_function(op, args, out=blank))
+    out = _each(want, lambda w: loom.full(w.shape, 7, dtype=w.dtype))
+    ptrs = [o.data_ptr() for o in _flat(out)]
     r = call_function(op, args, out=out)
-    assert r is out, "out= must return the tensor it was given"
-    assert out.data_ptr() == ptr, "out= of the right shape must not be reallocated"
+    assert all(a is b for a, b in zip(_flat(r), _flat(out))) and len(_flat(r)) == len(_flat(out)), \
+        "out= must return the tensor(s) it was given"
+    assert type(r) is type(want), "a tuple result keeps its named fields"
+    assert [o.data_ptr() for o in _flat(out)] == ptrs, "out= of the right shape must not be reallocated"
     _same(out, want, f"{op.name}(out=contiguous)")
-    empty = loom.empty(0, dtype=want.dtype)   # resized to the result, as PyTorch's out= is
-    assert call_function(op, args, out=empty) is empty
+    empty = _each(want, lambda w: loom.empty(0, dtype=w.dtype))   # resized to the result, as PyTorch's out= is
+    assert all(a is b for a, b in zip(_flat(call_function(op, args, out=empty)), _flat(empty)))
     _same(empty, want, f"{op.name}(out=empty)")
-    if want.ndim >= 2:   # a transposed (non-contiguous) output writes through to its base
-        base = loom.zeros(tuple(want.shape)[::-1], dtype=want.dtype)
-        r = call_function(op, args, out=base.T)
-        np.testing.assert_array_equal(npv(base.T), npv(want))
-        np.testing.assert_array_equal(npv(r), npv(want))
+    for w, i in zip(_flat(want), range(len(_flat(want)))):
+        if w.ndim >= 2:   # a transposed (non-contiguous) output writes through to its base
+            base = loom.zeros(tuple(w.shape)[::-1], dtype=w.dtype)
+            outs = list(_each(want, lambda v: loom.empty(0, dtype=v.dtype)) if isinstance(want, tuple) else [None])
+            outs[i] = base.T
+            r = call_function(op, args, out=tuple(outs) if isinstance(want, tuple) else base.T)
+            np.testing.assert_array_equal(npv(base.T), npv(w))
+            np.testing.assert_array_equal(npv(_flat(r)[i]), npv(w))
+
+
+def test_out_refuses_a_graph():
+    """out= does not record autograd, as PyTorch: refused when a result would need a gradient,
+    for C-written, composite and tuple results alike."""
+    x = loom.randn(3, 4, requires_grad=True)
+    for call in (lambda: loom.exp(x, out=loom.empty(0)), lambda: loom.square(x, out=loom.empty(0)),
+                 lambda: loom.max(x, 1, out=(loom.empty(0), loom.empty(0, dtype=loom.int64)))):
+        with pytest.raises(RuntimeError, match=r"functions with out=\.\.\. arguments don't support automatic "
+                                               r"differentiation"):
+            call()
+    idx = loom.argmax(x, 1, out=loom.empty(0, dtype=loom.int64))   # no gradient flows: allowed
+    assert idx.dtype == loom.int64
+    with loom.no_grad():
+        assert loom.square(x, out=loom.empty(0)).shape == (3, 4)
+
+
+def test_out_of_a_tuple_result_is_a_tuple():
+    x = loom.randn(3, 4)
+    with pytest.raises(TypeError, match=r"^cummax\(\): argument 'out' must be a tuple of 2 Tensors"):
+        loom.cummax(x, 1, out=loom.empty(0))
+    with pytest.raises(TypeError, match=r"^aminmax\(\): argument 'out' must be a tuple of 2 Tensors"):
+        loom.aminmax(x, out=(loom.empty(0),))
+
+
+def test_factory_out_takes_its_dtype():
+    """torch.zeros(2, out=t) makes t's dtype: the factories' dtype= defaults to out's."""
+    for make in (lambda o: loom.zeros(2, 3, out=o), lambda o: loom.ones(2, 3, out=o),
+                 lambda o: loom.full((2, 3), 4, out=o), lambda o: loom.empty(2, 3, out=o),
+                 lambda o: loom.rand(2, 3, out=o), lambda o: loom.randint(0, 5, (2, 3), out=o)):
+        o = loom.empty(0, dtype=loom.float64)
+        assert make(o) is o and o.dtype == loom.float64 and o.shape == (2, 3)
+    o = loom.empty(0, dtype=loom.int32)
+    assert loom.arange(4, out=o) is o and o.tolist() == [0, 1, 2, 3]
+    o = loom.empty(0, dtype=loom.int64)
+    assert loom.randperm(5, out=o) is o and sorted(o.tolist()) == [0, 1, 2, 3, 4]
 
 
 def _like(t, layout):

@@ -57,7 +57,7 @@ def composite_stub(root, name, family):
 def ops_entry(name, kind):
     k = KINDS[kind]
     # a pointwise op gets every variant for free (as PyTorch's do); reductions and composites have no out=
-    variants = "function, method, inplace, out" if k["kernel"] == "pointwise" else "function, method"
+    variants = "function, method, inplace" if k["kernel"] == "pointwise" else "function, method"
     lines = [f"\n- func: {k['sig'].format(n=name)}", f"  variants: {variants}"]
     if k["kernel"] == "composite":
         lines.append("  composite: true")

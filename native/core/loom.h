@@ -68,6 +68,11 @@ lm_tensor *lm_from_blob(void *data, int ndim, const int64_t *shape, const int64_
 lm_tensor *lm_scalar_tensor(lm_scalar value, int dtype, bool wrapped);
 lm_tensor *lm_wrapped_scalar(double d, int64_t i, int kind);   /* a Python number as a weak 0-d tensor */
 lm_tensor *lm_as_strided(lm_tensor *t, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset);
+/* memory_format= (native/core/memory_format.c; codes: -1 none, 0 contiguous_format, 1 channels_last,
+ * 2 channels_last_3d, 3 preserve_format) */
+int lm_format_strides(int fmt, int ndim, const int64_t *shape, const lm_tensor *like, int64_t *strides);
+int lm_has_memory_format(const lm_tensor *t, int fmt);   /* 1, 0, or -1 (wrong rank: error set) */
+lm_tensor *lm_apply_memory_format(lm_tensor *r, int fmt, const lm_tensor *like);   /* steals r */
 void *lm_data_ptr(lm_tensor *t);
 int64_t lm_numel(const lm_tensor *t);
 bool lm_is_contiguous(const lm_tensor *t);
@@ -86,6 +91,9 @@ lm_tensor *lm_upcast(lm_tensor *t);              /* new reference: t, or its flo
 lm_tensor *lm_round_back(lm_tensor *r, int low); /* r (stolen), or r rounded to `low` */
 int lm_set_default_dtype(int dtype);        /* float32 or float64 (TypeError otherwise) */
 void lm_bump_version(lm_tensor *t);
+/* out= and in-place for ops without their own path (composites and tuples fill theirs from
+ * Python): cast-checked, an empty out resized, the shape must match; out's version bumped */
+int lm_write_result(const char *name, lm_tensor *out, lm_tensor *result);
 lm_tensor *lm_move_to(lm_tensor *t, int device);   /* t on `device` (a copy, or t itself); takes t's reference */
 
 /* runtime settings */

@@ -70,8 +70,6 @@ int lm_check_alpha(int compute, lm_scalar alpha);              /* add/sub: alpha
 int lm_check_sub_bool(lm_tensor *self, lm_tensor *other);      /* sub: no bool operand */
 int lm_check_wrapped_fits(int dtype, lm_tensor *t);            /* a Python number operand fits dtype */
 
-/* Generic out=/in-place for ops without a native out path: check, cast, copy. */
-int lm_write_result(const char *name, lm_tensor *out, lm_tensor *result);
 
 #ifdef __cplusplus
 #define LM_SCALAR_AS(T, s) ((s).kind >= 2 ? (T)(s).d : (T)(s).i)

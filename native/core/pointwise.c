@@ -32,6 +32,9 @@ static int result_dtype(const lm_pointwise_spec *spec, lm_tensor **ins, lm_point
 int lm_write_result(const char *name, lm_tensor *out, lm_tensor *result) {
     (void)name;   /* Python prefixes the op's name to the message */
     if (lm_check_writable(out)) return -1;
+    if (out->device != result->device)
+        return lm_set_error(LM_ERR_RUNTIME, "Expected out tensor to be on %s, but found %s",
+                            lm_device_name(result->device), lm_device_name(out->device));
     if (!lm_can_cast(result->dtype, out->dtype))
         return lm_set_error(LM_ERR_TYPE, "result type %s can't be cast to the desired output type %s",
                             lm_dtype_name(result->dtype), lm_dtype_name(out->dtype));

@@ -29,7 +29,7 @@ static int check_shapes(const lm_nd *S, const lm_nd *I, const lm_nd *R, int d) {
 lm_tensor *lm_cpu_gather(lm_tensor *self, int64_t dim, lm_tensor *index) {
     int d;
     if (lm_wrap_dim(dim, self->ndim, &d)) return NULL;
-    lm_tensor *idx = lm_index_as_long(index, "index", false);
+    lm_tensor *idx = lm_index_as_long(index, "index", true);
     if (!idx) return NULL;
     lm_nd S, I;
     lm_as_nd(self, &S);
@@ -68,7 +68,7 @@ static lm_tensor *scatter(lm_tensor *self, int64_t dim, lm_tensor *index, lm_ten
                      lm_dtype_name(self->dtype), lm_dtype_name(src->dtype));
         return NULL;
     }
-    lm_tensor *idx = lm_index_as_long(index, "index", false);
+    lm_tensor *idx = lm_index_as_long(index, "index", true);
     if (!idx) return NULL;
     lm_nd S, I, R;
     lm_as_nd(self, &S);

@@ -94,11 +94,14 @@ static int sort_rows(lm_tensor *self, int64_t dim, bool desc, int64_t k, lm_tens
     return 0;
 }
 
-int lm_cpu_sort(lm_tensor *self, int64_t dim, bool descending, lm_tensor **out) {
+/* stable=: every sort here is stable (a merge sort), so the flag asks for nothing more */
+int lm_cpu_sort(lm_tensor *self, int64_t dim, bool descending, bool stable, lm_tensor **out) {
+    (void)stable;
     return sort_rows(self, dim, descending, -1, &out[0], &out[1]);
 }
 
-lm_tensor *lm_cpu_argsort(lm_tensor *self, int64_t dim, bool descending) {
+lm_tensor *lm_cpu_argsort(lm_tensor *self, int64_t dim, bool descending, bool stable) {
+    (void)stable;
     lm_tensor *i = NULL;
     return sort_rows(self, dim, descending, -1, NULL, &i) ? NULL : i;
 }

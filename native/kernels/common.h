@@ -189,7 +189,7 @@ LM_MATH_OVERLOADS(floor) LM_MATH_OVERLOADS(ceil) LM_MATH_OVERLOADS(trunc) LM_MAT
     static inline LM_HD float lm_math2_##fn(float a, float b) { return fn##f(a, b); }              \
     static inline LM_HD double lm_math2_##fn(double a, double b) { return fn(a, b); }              \
     template <class X> static inline LM_HD double lm_math2_##fn(X a, X b) { return fn((double)a, (double)b); }
-LM_MATH2_OVERLOADS(atan2) LM_MATH2_OVERLOADS(copysign) LM_MATH2_OVERLOADS(hypot)
+LM_MATH2_OVERLOADS(atan2) LM_MATH2_OVERLOADS(copysign) LM_MATH2_OVERLOADS(hypot) LM_MATH2_OVERLOADS(nextafter)
 #define LM_MATH2(fn, T, a, b) lm_math2_##fn((T)(a), (T)(b))
 
 static inline LM_HD float lm_exp_(float x) { return lm_expf(x); }

@@ -63,7 +63,7 @@ static inline LM_HD double lm_polygamma(int64_t n, double x) {
 static inline LM_HD double lm_erfinv(double x) {
     if (x != x || x < -1 || x > 1) return NAN;
     if (x == 1 || x == -1) return copysign(INFINITY, x);
-    double w = -log((1 - x) * (1 + x)), p;
+    double a = fabs(x), w = -log((1 - a) * (1 + a)), p;
     if (w < 5) {
         w -= 2.5;
         p = 2.81022636e-08;
@@ -77,11 +77,19 @@ static inline LM_HD double lm_erfinv(double x) {
         p = 0.00573950773 + p * w;  p = -0.0076224613 + p * w;  p = 0.00943887047 + p * w;
         p = 1.00167406 + p * w;     p = 2.83297682 + p * w;
     }
-    double y = p * x;
-    for (int i = 0; i < 2; i++) {
-        double e = erf(y) - x;
-        y -= e / (1.1283791670955126 * exp(-y * y));   /* erf'(y) = 2/sqrt(pi) e^(-y^2) */
+    double y = p * a;
+    if (a <= 0.5) {
+        for (int i = 0; i < 2; i++)   /* Newton on erf(y) = a; erf'(y) = 2/sqrt(pi) e^(-y^2) */
+            y -= (erf(y) - a) / (1.1283791670955126 * exp(-y * y));
+    } else {
+        /* Newton on log erfc(y) = log(1 - a): 1 - a is exact here, where erf(y) would round to 1,
+         * and log erfc is nearly quadratic, so the tail's rougher first guess converges too */
+        double t = log(1 - a);
+        for (int i = 0; i < 4; i++) {
+            double c = erfc(y);
+            y += (log(c) - t) * c / (1.1283791670955126 * exp(-y * y));
+        }
     }
-    return y;
+    return copysign(y, x);
 }
 #endif

@@ -13,6 +13,7 @@ _lib.lm_install_gil_hooks()
 if "LOOM_PARALLEL_THRESHOLD" in _os.environ:   # elements from which an op uses threads
     _lib.lm_set_parallel_threshold(int(_os.environ["LOOM_PARALLEL_THRESHOLD"]))
 from ._dtype import bool_, uint8, int32, int64, float32, float64, dtype, device
+from ._memory_format import memory_format, contiguous_format, channels_last, channels_last_3d, preserve_format
 from . import _dtype
 from ._tensor import Tensor, Size
 from ._numpy import tensor, as_tensor, from_numpy, from_dlpack, is_tensor
@@ -25,7 +26,7 @@ from ._multi import *  # noqa: F401,F403  (split, chunk, unbind, meshgrid, ...: 
 from . import _indexing  # noqa: F401  (installs Tensor.__getitem__/__setitem__, built on the ops)
 from . import _tensor_extras  # noqa: E402  (expand_as, view_as, new_zeros, clip, equal, ...: Tensor methods)
 _tensor_extras.install()
-from ._tensor_extras import absolute, clip, equal  # noqa: E402,F401  (functions as well, as torch's)
+from ._tensor_extras import absolute, clip, equal, nonzero, where  # noqa: E402,F401  (functions as well, as torch's)
 from ._compile import compile  # noqa: E402,F401
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled

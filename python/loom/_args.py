@@ -8,8 +8,10 @@ import numpy as np
 
 from . import cuda
 from ._C import ffi, lib
+from ._autograd import grad_enabled as _grad_enabled
 from ._dtype import FROM_PYTHON, device, dtype
 from ._errors import raise_error as _raise
+from ._memory_format import memory_format, code_of as _memory_format_arg
 from ._numpy import as_tensor
 from ._tensor import Tensor, _new, _object_new  # noqa: F401  (_object_new: re-exported to the generated ops)
 
@@ -250,6 +252,21 @@ def _dtype_arg(x, op, name):
     _type_error(op, name, "loom.dtype", x)
 
 
+def _apply_memory_format(r, fmt, like, op):
+    """r moved into memory_format fmt (preserve_format: like's strides where like is dense), as the
+    generated C entries do for kernels: r itself when it is laid out so already."""
+    if fmt is None:
+        return r
+    lib.lm_retain(r._h)   # lm_apply_memory_format takes a reference
+    h = lib.lm_apply_memory_format(r._h, _memory_format_arg(fmt, op, "memory_format"), like._h)
+    if not h:
+        _raise(op)
+    if h == r._h:
+        lib.lm_release(h)
+        return r
+    return _new(h)
+
+
 def _device_arg(x, op, name):
     if x is None:
         return -1
@@ -288,6 +305,27 @@ def _out_arg(x, op):
     _type_error(op, "out", "Tensor", x)
 
 
+def _write_out(out, result, op):
+    """out= of an op whose result is made in Python (a composite) or is a tuple: the result written
+    into the given tensor(s) as the C out= entries write theirs, and the given tensor(s) returned."""
+    if isinstance(result, tuple):
+        if not (isinstance(out, (tuple, list)) and len(out) == len(result)
+                and all(isinstance(o, Tensor) for o in out)):
+            raise TypeError(f"{op}(): argument 'out' must be a tuple of {len(result)} Tensors, "
+                            f"not {type(out).__name__}")
+        pairs = list(zip(out, result))
+    else:
+        pairs = [(out, result)]
+        _out_arg(out, op)
+    if _grad_enabled() and any(r is not None and r.requires_grad for _, r in pairs):
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, "
+                           f"but one of the arguments requires grad.")
+    for o, r in pairs:
+        if r is not None and lib.lm_write_result(op.encode(), o._h, r._h):
+            _raise(op)
+    return type(result)(*out) if isinstance(result, tuple) else out
+
+
 _KIND_CHECKS = {
     "Tensor": lambda v: isinstance(v, Tensor),
     "Tensor[]": lambda v: isinstance(v, (list, tuple)) and all(isinstance(e, Tensor) for e in v),
@@ -299,6 +337,7 @@ _KIND_CHECKS = {
     "bool": lambda v: isinstance(v, (bool, np.bool_)),
     "ScalarType": lambda v: isinstance(v, dtype) or v in FROM_PYTHON,
     "Device": lambda v: isinstance(v, (str, device)),
+    "MemoryFormat": lambda v: isinstance(v, memory_format),
     "str": lambda v: isinstance(v, str),
 }
 

@@ -8,11 +8,12 @@ import numbers
 import numpy as np
 
 from . import _ops
+from ._args import _apply_memory_format, _write_out
 from ._dtype import float64, int64
 from ._generator import Generator
 from ._tensor import Tensor
 
-__all__ = ["multinomial", "randperm", "bernoulli", "normal", "poisson", "rand", "randn", "randint"]
+__all__ = ["multinomial", "randperm", "bernoulli", "normal", "poisson", "rand", "randn", "randint", "randint_like"]
 
 
 def _standard_gamma(concentration, generator=None):
@@ -37,34 +38,40 @@ def _doc_from(op):
     return wrap
 
 
-def _into(out, result):
+def _into(out, result, op):
+    """out= as every loom function takes it (the shared check, cast and resize of an empty out)."""
+    return result if out is None else _write_out(out, result, op)
+
+
+def _like_out(out, dtype, device):
+    """A factory's dtype= and device= default to out's, as torch.rand(3, out=t) makes t's dtype."""
     if out is None:
-        return result
-    if not isinstance(out, Tensor):
-        raise TypeError(f"out should be a loom.Tensor, got {type(out).__name__}")
-    if tuple(out.shape) != tuple(result.shape):
-        raise RuntimeError(f"out has shape {tuple(out.shape)}, but the result has shape {tuple(result.shape)}")
-    return out.copy_(result)
+        return dtype, device
+    return (out.dtype if dtype is None and isinstance(out, Tensor) else dtype,
+            out.device if device is None and isinstance(out, Tensor) else device)
 
 
 @_doc_from(_ops.multinomial)
-def multinomial(self, num_samples, replacement=False, *, generator=None, seed=None):
+def multinomial(self, num_samples, replacement=False, *, generator=None, out=None, seed=None):
     """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
-    return _ops.multinomial(self, num_samples, replacement, seed=_seed(generator, "multinomial", seed))
+    return _into(out, _ops.multinomial(self, num_samples, replacement, seed=_seed(generator, "multinomial", seed)),
+                 "multinomial")
 
 
 @_doc_from(_ops.randperm)
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, seed=None):
+def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_grad=False, seed=None):
     """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
+    dtype, device = _like_out(out, dtype, device)
     r = _ops.randperm(n, seed=_seed(generator, "randperm", seed), dtype=dtype, device=device)
-    return r.requires_grad_(True) if requires_grad else r
+    return _into(out, r.requires_grad_(True) if requires_grad else r, "randperm")
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 draws with probabilities input (or with probability p everywhere, shaped like input)."""
     if p is not None:
-        return _into(out, input.detach().clone().random_fill_(3, float(p), seed=_seed(generator, "bernoulli")))
-    return _into(out, _ops.random_draw(input.detach(), 0, seed=_seed(generator, "bernoulli")))
+        return _into(out, input.detach().clone().random_fill_(3, float(p), seed=_seed(generator, "bernoulli")),
+                     "bernoulli")
+    return _into(out, _ops.random_draw(input.detach(), 0, seed=_seed(generator, "bernoulli")), "bernoulli")
 
 
 def poisson(input, generator=None):
@@ -76,6 +83,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
            requires_grad=False):
     """Normal draws: mean and std tensors (broadcast) or numbers with size=, as torch.normal."""
     seed = _seed(generator, "normal")
+    dtype, device = _like_out(out, dtype, device)
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mt and not st:
         if size is None:
@@ -83,7 +91,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         r = _ops.empty(tuple(size), dtype=dtype, device=device).random_fill_(1, float(mean), float(std), seed=seed)
         if requires_grad:
             r.requires_grad_(True)
-        return _into(out, r)
+        return _into(out, r, "normal")
     if st and (std.detach() < 0).any().item():
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if not st and std < 0:
@@ -91,7 +99,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     shape = np.broadcast_shapes(*[tuple(t.shape) for t in (mean, std) if isinstance(t, Tensor)])
     like = mean if mt else std
     z = _ops.empty(tuple(shape), dtype=like.dtype, device=like.device).random_fill_(1, 0.0, 1.0, seed=seed)
-    return _into(out, (mean + std * z).detach())
+    return _into(out, (mean + std * z).detach(), "normal")
 
 
 _rand, _randn, _randint = _ops.rand, _ops.randn, _ops.randint
@@ -106,37 +114,61 @@ def _size(args, size):
 
 
 @_doc_from(_ops.rand)
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **kw):
+def rand(*size, generator=None, out=None, dtype=None, device=None, requires_grad=False, **kw):
     """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
     shape = _size(size, kw.pop("size", None))
+    dtype, device = _like_out(out, dtype, device)
     if generator is None:
-        return _rand(shape, dtype=dtype, device=device, requires_grad=requires_grad, **kw)
-    r = _ops.empty(shape, dtype=dtype, device=device).random_fill_(0, 0.0, 1.0, seed=_seed(generator, "rand"))
-    return r.requires_grad_(True) if requires_grad else r
+        r = _rand(shape, dtype=dtype, device=device, requires_grad=requires_grad, **kw)
+    else:
+        r = _ops.empty(shape, dtype=dtype, device=device).random_fill_(0, 0.0, 1.0, seed=_seed(generator, "rand"))
+        r = r.requires_grad_(True) if requires_grad else r
+    return _into(out, r, "rand")
 
 
 @_doc_from(_ops.randn)
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **kw):
+def randn(*size, generator=None, out=None, dtype=None, device=None, requires_grad=False, **kw):
     """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
     shape = _size(size, kw.pop("size", None))
+    dtype, device = _like_out(out, dtype, device)
     if generator is None:
-        return _randn(shape, dtype=dtype, device=device, requires_grad=requires_grad, **kw)
-    r = _ops.empty(shape, dtype=dtype, device=device).random_fill_(1, 0.0, 1.0, seed=_seed(generator, "randn"))
-    return r.requires_grad_(True) if requires_grad else r
+        r = _randn(shape, dtype=dtype, device=device, requires_grad=requires_grad, **kw)
+    else:
+        r = _ops.empty(shape, dtype=dtype, device=device).random_fill_(1, 0.0, 1.0, seed=_seed(generator, "randn"))
+        r = r.requires_grad_(True) if requires_grad else r
+    return _into(out, r, "randn")
 
 
 @_doc_from(_ops.randint)
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, device=None, requires_grad=False):
     """randint(high, size) starts at 0; generator: a loom.Generator to draw from instead of the global stream."""
     if size is None:
         low, high, size = 0, low, high
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
+    dtype, device = _like_out(out, dtype, device)
     if generator is None:
-        return _randint(low, high, tuple(size), dtype=dtype, device=device)
-    u = _ops.empty(tuple(size), dtype=float64).random_fill_(0, float(low), float(high),
-                                                            seed=_seed(generator, "randint"))
-    return u.floor().clamp(low, high - 1).to(int64 if dtype is None else dtype)
+        r = _randint(low, high, tuple(size), dtype=dtype, device=device)
+    else:
+        u = _ops.empty(tuple(size), dtype=float64).random_fill_(0, float(low), float(high),
+                                                                seed=_seed(generator, "randint"))
+        r = u.floor().clamp(low, high - 1).to(int64 if dtype is None else dtype)
+        r = r if device is None else r.to(device)
+    return _into(out, r, "randint")
+
+
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False,
+                 memory_format=None):
+    """Integers drawn uniformly from [low, high) (randint_like(x, high): [0, high)) in a tensor shaped like
+    input, of input's dtype and device unless given, as torch.randint_like."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"randint_like(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if high is None:
+        low, high = 0, low
+    r = randint(low, high, tuple(input.shape), generator=generator, dtype=input.dtype if dtype is None else dtype,
+                device=input.device if device is None else device)
+    r = _apply_memory_format(r, memory_format, input, "randint_like")
+    return r.requires_grad_(True) if requires_grad else r
 
 
 # ---- Tensor methods: in-place fills with PyTorch's names and defaults

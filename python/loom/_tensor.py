@@ -10,6 +10,7 @@ from ._dtype import BY_CODE, BY_NAME, DEVICES, SCALAR_TYPE, bool_, complex_of, f
 
 float16, bfloat16 = BY_NAME["float16"], BY_NAME["bfloat16"]
 from ._errors import raise_error
+from ._memory_format import code_of as _memory_format_code
 
 
 class Size(tuple):
@@ -81,8 +82,14 @@ class Tensor(_autograd.TensorBase):
     def nbytes(self):
         return self.numel() * self.dtype.itemsize
 
-    def is_contiguous(self):
-        return bool(lib.lm_is_contiguous(self._h))
+    def is_contiguous(self, memory_format=None):
+        """C-contiguous, or laid out as memory_format (loom.channels_last, ...) where given."""
+        if memory_format is None:
+            return bool(lib.lm_is_contiguous(self._h))
+        has = lib.lm_has_memory_format(self._h, _memory_format_code(memory_format, "is_contiguous", "memory_format"))
+        if has < 0:
+            raise_error("is_contiguous")
+        return bool(has)
 
     def data_ptr(self):
         return int(ffi.cast("uintptr_t", lib.lm_data_ptr(self._h)))

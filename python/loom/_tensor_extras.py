@@ -1,7 +1,9 @@
 """Tensor methods PyTorch code calls that are one-liners over the ops: the shape or dtype of
 another tensor (expand_as, view_as, reshape_as), aliases (ndimension, absolute, clip), equal,
-and the new_* factories, which default to the tensor's own dtype and device. install() puts
-them on Tensor, as _indexing puts its dunders."""
+and the new_* factories, which default to the tensor's own dtype and device; nonzero(as_tuple=) and
+one-argument where(condition), whose results change kind with an argument. install() puts them on
+Tensor, as _indexing puts its dunders."""
+from . import _ops
 from ._numpy import tensor
 from ._ops import abs, abs_, clamp, clamp_, empty, full, imag, ones, real, zeros
 from ._tensor import Tensor
@@ -73,6 +75,32 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     return tensor(data, **_like(self, dtype, device), requires_grad=requires_grad)
 
 
+def nonzero(self, *, out=None, as_tuple=False):
+    """as_tuple=True: one 1-D tensor of indices per dim (a 0-d self counts as 1-d), as torch.nonzero."""
+    if not as_tuple:
+        return _ops.nonzero(self, out=out)
+    if out is not None:
+        raise TypeError("nonzero(): out= is not supported with as_tuple=True")
+    if not isinstance(self, Tensor):
+        raise TypeError(f"nonzero(): argument 'self' (position 1) must be Tensor, not {type(self).__name__}")
+    idx = _ops.nonzero(self.reshape(1) if self.ndim == 0 else self)
+    return tuple(idx[:, d].contiguous() for d in range(idx.shape[1]))
+
+
+def where(condition, self=None, other=None, *, out=None):
+    """where(condition) alone: condition.nonzero(as_tuple=True), as torch.where."""
+    if self is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if self is None or other is None:
+        raise TypeError("where() takes a condition alone, or a condition, an input and an other")
+    return _ops.where(condition, self, other, out=out)
+
+
+# the generated functions' documentation first (from ops/*.yaml), then what the wrappers add
+nonzero.__doc__ = f"{_ops.nonzero.__doc__}\n\n{nonzero.__doc__}"
+where.__doc__ = f"{_ops.where.__doc__}\n\n{where.__doc__}"
+
+
 METHODS = (ndimension, absolute, absolute_, clip, clip_, equal, expand_as, view_as, reshape_as,
            new_zeros, new_ones, new_empty, new_full, new_tensor)
 
@@ -92,5 +120,6 @@ def install():
     for fn in METHODS:
         if not hasattr(Tensor, fn.__name__):
             setattr(Tensor, fn.__name__, fn)
+    Tensor.nonzero = nonzero
     for name, prop in PROPERTIES.items():
         setattr(Tensor, name, prop)

@@ -8,3 +8,5 @@
     }
 LM_TYPED_FN(lm_clamp_fn, LM_DEF_CLAMP)
 #define LM_PW_clamp(T, self, min, max) LM_TYPED(T, lm_clamp_fn)(self, min, max)
+#define LM_PW_clamp_CHECK(compute, self, min, max) \
+    ((min).kind < 0 && (max).kind < 0 ? lm_set_error(LM_ERR_RUNTIME, "At least one of 'min' or 'max' must not be None") : 0)

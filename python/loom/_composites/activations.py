@@ -64,6 +64,14 @@ def std(self, dim, correction, keepdim):
     return _ops.where(nonzero, _ops.where(nonzero, v, 1).sqrt(), 0) * s
 
 
+def var_unbiased(self, dim, unbiased, keepdim):
+    return _ops.var(self, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+def std_unbiased(self, dim, unbiased, keepdim):
+    return _ops.std(self, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
 def cross_entropy(self, target, weight, reduction, ignore_index, label_smoothing):
     if self.ndim == 0:
         raise ValueError("input must be at least 1-D (C,) or (N, C, ...), got 0-D")

@@ -79,6 +79,32 @@ def clamp_max(self, max):
     return _ops.clamp(self, max=max)
 
 
+def clamp_Tensor(self, min, max):
+    if min is None and max is None:
+        raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
+    r = self if min is None else _ops.maximum(self, min)
+    return r if max is None else _ops.minimum(r, max)
+
+
+def clamp_min_Tensor(self, min):
+    return _ops.maximum(self, min)
+
+
+def clamp_max_Tensor(self, max):
+    return _ops.minimum(self, max)
+
+
+def round_decimals(self, decimals):
+    if decimals == 0:
+        return _ops.round(self)
+    # as PyTorch: scale by 10^|d| in self's dtype, round half to even, scale back
+    if decimals > 0:
+        ten = 10.0 ** decimals
+        return _ops.round(self * ten) / ten
+    ten = 10.0 ** -decimals
+    return _ops.round(self / ten) * ten
+
+
 def count_nonzero(self, dim):
     return (self != 0).sum(dim)
 

@@ -3,6 +3,7 @@ submodules, traversal, modes, dtype conversion, state dicts, hooks, repr."""
 from collections import OrderedDict
 
 from .._dtype import BY_NAME as _BY_NAME, dtype as _dtype_cls, device as _device_cls, float32, float64
+from .._memory_format import channels_last, channels_last_3d
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.leaf_grads import zero_grads
@@ -274,8 +275,10 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        """to(dtype), to(device), to(device, dtype), to(tensor); dtype applies to floating tensors only."""
+        """to(dtype), to(device), to(device, dtype), to(tensor), memory_format=; dtype applies to floating
+        tensors only, memory_format to 4-d (channels_last) or 5-d (channels_last_3d) ones, as PyTorch's."""
         device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
+        fmt = kwargs.pop("memory_format", None)
         kwargs.pop("non_blocking", None)
         if kwargs:
             raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
@@ -293,11 +296,15 @@ class Module:
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
 
+        rank = {channels_last: 4, channels_last_3d: 5}.get(fmt)
+
         def convert(t):
             if device is not None:
                 t = t.to(device)
             if dtype is not None and t.is_floating_point():
                 t = t.to(dtype)
+            if fmt is not None and (rank is None or t.ndim == rank):
+                t = t.contiguous(memory_format=fmt)
             return t
         return self._apply(convert)
 
