@@ -204,3 +204,27 @@ def test_fused_kernel_errors():
         loom.sdpa_flash(loom.zeros(2, 3, 4), loom.zeros(3, 3, 4), loom.zeros(3, 3, 4))
     with pytest.raises(ValueError, match="last dim"):
         loom.sdpa_flash(loom.zeros(3, 4), loom.zeros(3, 5), loom.zeros(3, 5))
+
+
+@pytest.mark.parametrize("output, lse", [
+    ((2, 1, 3), (2, 5)),    # too few rows: the kernel reads L rows of output
+    ((2, 5, 1), (2, 5)),    # too narrow: Dv columns
+    ((2, 5, 3), (2, 0)),    # logsumexp of an empty sequence
+    ((2, 5, 3), (1, 5)),    # logsumexp of fewer batch-heads
+    ((2, 5, 3), (2, 5, 1)),
+])
+def test_fused_backward_refuses_saved_tensors_of_another_shape(output, lse):
+    """sdpa_flash_backward is public: output and logsumexp that sdpa_flash could not have made are refused
+    (they were read past their end)."""
+    q, k, v = loom.randn(2, 5, 4), loom.randn(2, 6, 4), loom.randn(2, 6, 3)
+    with pytest.raises(ValueError, match="must be sdpa_flash's"):
+        loom.sdpa_flash_backward(loom.randn(*output), q, k, v, loom.randn(*output), loom.randn(*lse), False, 0.5)
+
+
+def test_fused_backward_refuses_saved_tensors_of_another_dtype():
+    q, k, v = loom.randn(2, 5, 4, dtype=loom.float64), loom.randn(2, 6, 4, dtype=loom.float64), loom.randn(2, 6, 3, dtype=loom.float64)
+    out, lse = loom.sdpa_flash(q, k, v)
+    with pytest.raises(ValueError, match="of dtype float64, got .* of float64 and .* of float32"):
+        loom.sdpa_flash_backward(loom.ones_like(out), q, k, v, out, lse.float(), False, 1.0)
+    g = loom.sdpa_flash_backward(loom.ones_like(out), q, k, v, out, lse, False, 1.0)
+    assert [tuple(t.shape) for t in g] == [(2, 5, 4), (2, 6, 4), (2, 6, 3)]

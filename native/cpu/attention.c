@@ -174,11 +174,34 @@ int lm_cpu_sdpa_flash(lm_tensor *query, lm_tensor *key, lm_tensor *value, bool i
     return 0;
 }
 
+/* sdpa_flash_backward is public, so output and logsumexp may come from anywhere but sdpa_flash: the loops
+ * index them by query's L and value's Dv, and read them as query's dtype, so any other shape or dtype
+ * would be read past its end. */
+static int check_saved(const lm_tensor *query, const dims *d, const lm_tensor *output, const lm_tensor *lse) {
+    int nd = query->ndim;
+    bool ok = output->ndim == nd && lse->ndim == nd - 1 && output->dtype == query->dtype && lse->dtype == query->dtype;
+    for (int i = 0; ok && i < nd - 1; i++)
+        ok = output->shape[i] == query->shape[i] && lse->shape[i] == query->shape[i];
+    if (ok && output->shape[nd - 1] == d->Dv)
+        return 0;
+    int64_t want[LM_MAX_DIMS];
+    for (int i = 0; i < nd; i++) want[i] = query->shape[i];
+    want[nd - 1] = d->Dv;
+    char wo[256], wl[256], go[256], gl[256];
+    lm_format_shape(wo, sizeof wo, nd, want);
+    lm_format_shape(wl, sizeof wl, nd - 1, want);
+    lm_format_shape(go, sizeof go, output->ndim, output->shape);
+    lm_format_shape(gl, sizeof gl, lse->ndim, lse->shape);
+    return lm_set_error(LM_ERR_VALUE, "output and logsumexp must be sdpa_flash's for this query and value: "
+                        "%s and %s of dtype %s, got %s of %s and %s of %s", wo, wl, lm_dtype_name(query->dtype),
+                        go, lm_dtype_name(output->dtype), gl, lm_dtype_name(lse->dtype));
+}
+
 int lm_cpu_sdpa_flash_backward(lm_tensor *grad_out, lm_tensor *query, lm_tensor *key, lm_tensor *value,
                                lm_tensor *output, lm_tensor *logsumexp, bool is_causal, double scale,
                                lm_tensor **out) {
     dims d;
-    if (check(query, key, value, &d, is_causal, scale)) return -1;
+    if (check(query, key, value, &d, is_causal, scale) || check_saved(query, &d, output, logsumexp)) return -1;
     if (!lm_same_shape(grad_out, output) || output->dtype != query->dtype || grad_out->dtype != query->dtype)
         return lm_set_error(LM_ERR_VALUE, "grad_out must match the forward's output in shape and dtype");
     lm_tensor *in[6] = {query, key, value, output, logsumexp, grad_out}, *c[6] = {0};
