@@ -98,6 +98,8 @@ lm_tensor *lm_move_to(lm_tensor *t, int device);   /* t on `device` (a copy, or 
 
 /* runtime settings */
 void lm_manual_seed(uint64_t seed);
+void lm_get_rng_state(uint64_t *out);        /* 5 words (native/cpu/random.c) */
+int lm_set_rng_state(const uint64_t *in);
 int lm_get_num_threads(void);
 void lm_set_num_threads(int n);
 void lm_set_parallel_threshold(int64_t n);

@@ -21,6 +21,22 @@ void lm_manual_seed(uint64_t seed) {
     seeded = true;
 }
 
+/* the stream's state, for loom.get_rng_state/set_rng_state (checkpointing replays dropout with it):
+ * four words, and a fifth that is 1 once seeded */
+void lm_get_rng_state(uint64_t *out) {
+    if (!seeded) lm_manual_seed(0x10035eedULL);
+    for (int i = 0; i < 4; i++) out[i] = state[i];
+    out[4] = 1;
+}
+
+int lm_set_rng_state(const uint64_t *in) {
+    if (in[4] != 1 || !(in[0] | in[1] | in[2] | in[3]))   /* xoshiro's state must not be all zero */
+        return lm_set_error(LM_ERR_VALUE, "not a loom random generator state");
+    for (int i = 0; i < 4; i++) state[i] = in[i];
+    seeded = true;
+    return 0;
+}
+
 static uint64_t next(void) {
     if (!seeded) lm_manual_seed(0x10035eedULL);
     uint64_t *s = state, r = s[1] * 5, t = s[1] << 17;

@@ -1,5 +1,6 @@
 """loom: a tensor library whose operators are declared in YAML and generated."""
 import os as _os
+import sys as _sys
 
 import scipy_openblas32 as _openblas  # noqa: F401  (loads libscipy_openblas before _C needs it)
 
@@ -40,10 +41,16 @@ globals().update(_dtype.NAMES)
 __version__ = "0.1.0"
 
 from ._runtime import manual_seed, get_num_threads, set_num_threads, set_parallel_threshold  # noqa: E402
+from ._rng_state import get_rng_state, set_rng_state  # noqa: E402
 from ._runtime import get_default_dtype, set_default_dtype  # noqa: E402
 from . import optim, utils  # noqa: E402  (pure Python over the ops above)
-from . import cuda, backends  # noqa: E402  (the CUDA device: loom._cuda loads on first use)
+from . import cuda, backends, accelerator  # noqa: E402  (the CUDA device: loom._cuda loads on first use)
+from ._legacy import TYPES as _LEGACY_TYPES, type_ as _type  # noqa: E402
+globals().update(_LEGACY_TYPES)   # loom.FloatTensor, loom.LongTensor, ...: constructors and isinstance targets
+Tensor.type = _type
 from . import amp  # noqa: E402
+from . import _cuda_amp  # noqa: E402
+cuda.amp = _sys.modules["loom.cuda.amp"] = _cuda_amp   # torch.cuda.amp's spellings (cuda is a module here)
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: E402,F401
 from . import fft, linalg, special  # noqa: E402
 from .linalg import tensor_norm as norm, allclose  # noqa: E402  (Python: their p/result are no schema types)

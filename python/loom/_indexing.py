@@ -64,7 +64,7 @@ def _view_for(t, key, op="__getitem__"):
 
 
 def _is_advanced(k):
-    return isinstance(k, (Tensor, list, np.ndarray, bool, np.bool_))
+    return isinstance(k, (Tensor, list, range, np.ndarray, bool, np.bool_))
 
 
 def _as_index(k, op):
@@ -72,6 +72,8 @@ def _as_index(k, op):
     if isinstance(k, Tensor):
         t = k
     else:
+        if isinstance(k, range):
+            k = list(k)
         if isinstance(k, list) and not k:
             return tensor([], dtype=int64)
         try:

@@ -33,8 +33,32 @@ class Tensor(_autograd.TensorBase):
     __slots__ = ()
     __array_priority__ = 1000   # ndarray + Tensor defers to Tensor.__radd__
 
+    def __new__(cls, *args, device=None):
+        """loom.Tensor(3, 4) (uninitialised, the default dtype), loom.Tensor([1, 2]) (a copy of the data
+        as the default dtype), loom.Tensor(): PyTorch's legacy constructor (loom.tensor is the modern one)."""
+        if cls is not Tensor:   # subclasses (nn.Parameter) fill in their own
+            return _autograd.TensorBase.__new__(cls)
+        return _legacy_construct[0](args, device=device)
+
     def __init__(self, *args, **kwargs):
-        raise TypeError("create tensors with loom.tensor(data), loom.zeros(shape), loom.from_numpy(a), ...")
+        pass   # __new__ made it
+
+    @property
+    def data(self):
+        """The tensor's memory as a tensor outside autograd (requires_grad False), as PyTorch's .data."""
+        return self.detach()
+
+    @data.setter
+    def data(self, new):
+        """t.data = new: t holds new's memory from now on, keeping its identity, .grad and hooks."""
+        if not isinstance(new, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(new).__name__}")
+        lib.lm_retain(new._h)
+        old, self._h = self._h, new._h
+        lib.lm_release(old)
+
+    # device predicates device-agnostic scripts test (loom has CPU and CUDA tensors only)
+    is_xpu = is_mps = is_meta = is_sparse = is_quantized = is_mkldnn = property(lambda self: False)
 
     # ---- metadata, read straight from the C struct ----
     @property
@@ -209,6 +233,15 @@ class Tensor(_autograd.TensorBase):
     def __dlpack_device__(self):
         return (1, 0) if self._h.device == lib.LM_CPU else (2, 0)   # kDLCPU / kDLCUDA
 
+    def __format__(self, spec):
+        """f"{t:.4f}" formats a one-element tensor's value, as PyTorch does for 0-d tensors; an empty
+        spec is the repr."""
+        if not spec:
+            return repr(self)
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        raise TypeError(f"unsupported format string passed to Tensor.__format__ (a {self.ndim}-d tensor)")
+
     def __repr__(self):
         a = self.cpu()
         a = (a.float() if a.dtype.numpy is None else a).numpy()   # bfloat16: shown through float32
@@ -326,6 +359,7 @@ def _numpy_extension_dtype(dt):
 # loom._dlpack_cuda's exporter of CUDA tensors and loom.cuda's loader (they import this module,
 # so they register themselves)
 _export_cuda = [None]
+_legacy_construct = [None]   # loom._legacy.construct
 _lazy_cuda = [None]
 
 
@@ -336,7 +370,7 @@ class GradTensor(Tensor):
     __slots__ = ()
 
 
-_object_new = Tensor.__new__   # the C base's: a Tensor with no handle yet
+_object_new = _autograd.TensorBase.__new__   # the C base's: a Tensor with no handle yet
 
 
 def _new(h):

@@ -116,7 +116,17 @@ def binary_cross_entropy(self, target, weight, reduction):
         raise ValueError("all elements of input should be between 0 and 1")
     if weight is not None:   # PyTorch's kernel has no weight gradient: refused, not computed through `*`
         _ops._check_no_requires_grad(weight, "binary_cross_entropy", "weight")
-    loss = -(target * self.log().clamp(min=-100) + (1 - target) * (1 - self).log().clamp(min=-100))
+    # PyTorch's gradient is (x - t) / max(x (1 - x), 1e-12): finite at 0 and 1, where the logs' is not.
+    # Where x (1 - x) >= 1e-12 the formula below has it (and its higher derivatives); elsewhere the
+    # value comes from the clamped logs and the gradient from that expression, taken as constants
+    # (the formula's branch then sees x = 0.5, so no infinity meets the mask's zero)
+    x, t = self.detach(), target.detach()
+    inside = x * (1 - x) >= 1e-12
+    xs = _ops.where(inside, self, 0.5)
+    exact = -(target * xs.log().clamp(min=-100) + (1 - target) * (1 - xs).log().clamp(min=-100))
+    lx, l1x = x.log().clamp(min=-100), (1 - x).log().clamp(min=-100)
+    edge = -(target * lx + (1 - target) * l1x) + (x - t) / (x * (1 - x)).clamp(min=1e-12) * (self - x)
+    loss = _ops.where(inside, exact, edge)
     return _ops.reduce_loss(loss if weight is None else loss * weight, reduction)
 
 

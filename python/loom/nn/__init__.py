@@ -39,3 +39,8 @@ __all__ = ["functional", "init", "utils", "Parameter", "Module", "Sequential", "
            "Transformer", "TransformerEncoder", "TransformerEncoderLayer", "TransformerDecoder",
            "TransformerDecoderLayer", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
            "GRUCell"] + _padding.__all__
+
+from . import parallel  # noqa: E402  (nn.parallel.DistributedDataParallel, nn.DataParallel)
+from .parallel import DataParallel  # noqa: E402
+from . import modules  # noqa: E402  (the torch.nn.modules.<file> import paths)
+__all__ += ["parallel", "DataParallel", "modules"]

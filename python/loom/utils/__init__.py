@@ -1,4 +1,4 @@
-"""Utilities, as torch.utils: `data` (datasets, samplers, DataLoader)."""
-from . import data
+"""Utilities, as torch.utils: `data` (datasets, samplers, DataLoader), `checkpoint`."""
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
