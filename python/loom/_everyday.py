@@ -1,0 +1,66 @@
+"""PyTorch's call forms of einsum and tensordot, which no schema spells: einsum's operands as
+varargs (or a list, or the sublist form op, [0, 1], op, [1, 2], [0, 2]) and tensordot's dims= as
+an int or a pair. Both hand a schema's arguments to the generated ops (ops/everyday.yaml)."""
+from numbers import Integral
+
+from . import _ops
+from ._tensor import Tensor
+
+__all__ = ["einsum", "tensordot"]
+
+
+def _sublist_labels(sub):
+    out = []
+    for s in sub:
+        if s is Ellipsis:
+            out.append("...")
+        elif isinstance(s, Integral) and 0 <= s < 52:
+            out.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
+        else:
+            raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+    return "".join(out)
+
+
+def einsum(*args, out=None, equation=None, tensors=None, path=None):
+    """einsum(equation, *operands), einsum(equation, [operands]) or einsum(op, sublist, ..., [out sublist]),
+    as torch.einsum."""
+    if equation is not None or tensors is not None:   # the schema's own names
+        return _ops.einsum(equation, tensors, path=path, out=out)
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], str):
+        ops_ = args[1] if len(args) == 2 and isinstance(args[1], (list, tuple)) else args[1:]
+        return _ops.einsum(args[0], list(ops_), path=path, out=out)
+    ops_ = list(args[0::2][:len(args) // 2])
+    subs = [_sublist_labels(s) for s in args[1::2][:len(args) // 2]]
+    eq = ",".join(subs) + ("->" + _sublist_labels(args[-1]) if len(args) % 2 else "")
+    return _ops.einsum(eq, ops_, path=path, out=out)
+
+
+def tensordot(*args, **kwargs):
+    """tensordot(a, b, dims=2): dims an int (a's last dims against b's first), a pair of ints or of
+    lists, or a tensor of them, as torch.tensordot."""
+    if "dims_self" in kwargs or len(args) == 4:   # the schema's own form
+        return _ops.tensordot(*args, **kwargs)
+    return _tensordot(*args, **kwargs)
+
+
+def _tensordot(a, b, dims=2, out=None):
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, Integral) and not isinstance(dims, bool):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and (dims > a.ndim or dims > b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        da, db = list(range(-dims, 0)), list(range(dims))
+    elif isinstance(dims, (list, tuple)) and len(dims) == 2:
+        da, db = ([d] if isinstance(d, Integral) else list(d) for d in dims)
+    else:
+        raise RuntimeError(f"tensordot expects dims to be an int or a pair of lists of dims, but got {dims}")
+    return _ops.tensordot(a, b, da, db, out=out)
+
+
+einsum.__doc__ = f"{_ops.einsum.__doc__}\n\n{einsum.__doc__}"
+tensordot.__doc__ = f"{_ops.tensordot.__doc__}\n\n{tensordot.__doc__}"
