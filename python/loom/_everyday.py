@@ -56,7 +56,10 @@ def _tensordot(a, b, dims=2, out=None):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         da, db = list(range(-dims, 0)), list(range(dims))
     elif isinstance(dims, (list, tuple)) and len(dims) == 2:
-        da, db = ([d] if isinstance(d, Integral) else list(d) for d in dims)
+        if not all(isinstance(d, (list, tuple)) for d in dims):   # PyTorch refuses a pair of ints too
+            raise TypeError(f"tensordot(): argument 'dims_self' (position 3) must be tuple of ints, "
+                            f"not {type(dims[0]).__name__}")
+        da, db = list(dims[0]), list(dims[1])
     else:
         raise RuntimeError(f"tensordot expects dims to be an int or a pair of lists of dims, but got {dims}")
     return _ops.tensordot(a, b, da, db, out=out)

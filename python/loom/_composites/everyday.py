@@ -222,10 +222,10 @@ def tensordot(self, other, dims_self, dims_other):
     _same_dtype([self, other])
     da = [_wrap(d, self.ndim) for d in dims_self]
     db = [_wrap(d, other.ndim) for d in dims_other]
-    for x, y in zip(da, db):
+    for x, y, ux, uy in zip(da, db, dims_self, dims_other):
         if self.shape[x] != other.shape[y] and self.shape[x] != 1 and other.shape[y] != 1:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {self.shape[x]} in dim "
-                               f"{x} and second has size {other.shape[y]} in dim {y}")
+                               f"{ux} and second has size {other.shape[y]} in dim {uy}")
     for x, y in zip(da, db):   # a size-1 dim against a larger one: sum the larger side over it
         if self.shape[x] != other.shape[y]:
             if self.shape[x] == 1:
@@ -386,7 +386,7 @@ def histc(self, bins, min, max):
         lo, hi = lo - 1, hi + 1
     if not (_math.isfinite(lo) and _math.isfinite(hi)):
         def fmt(v):
-            return "-nan" if _math.isnan(v) else str(v).replace("inf", "inf")
+            return "-nan" if _math.isnan(v) else f"{v:g}"   # C++'s formatting, as PyTorch prints it
         raise RuntimeError(f"range of [{fmt(lo)}, {fmt(hi)}] is not finite")
     if lo > hi:
         raise RuntimeError("max must be larger than min")
