@@ -30,20 +30,26 @@ def einsum(*args, out=None, equation=None, tensors=None, path=None):
         raise ValueError("einsum(): must specify the equation string and at least one operand, "
                          "or at least one operand and its subscripts list")
     if isinstance(args[0], str):
-        ops_ = args[1] if len(args) == 2 and isinstance(args[1], (list, tuple)) else args[1:]
-        return _ops.einsum(args[0], list(ops_), path=path, out=out)
+        # one argument not a Tensor: the list of operands (anything else is refused naming 'tensors')
+        ops_ = args[1] if len(args) == 2 and not isinstance(args[1], Tensor) else list(args[1:])
+        return _ops.einsum(args[0], ops_, path=path, out=out)
+    if not isinstance(args[0], Tensor):   # neither form: the schema's converters name the wrong argument
+        return _ops.einsum(*args, path=path, out=out)
     ops_ = list(args[0::2][:len(args) // 2])
     subs = [_sublist_labels(s) for s in args[1::2][:len(args) // 2]]
     eq = ",".join(subs) + ("->" + _sublist_labels(args[-1]) if len(args) % 2 else "")
     return _ops.einsum(eq, ops_, path=path, out=out)
 
 
-def tensordot(*args, **kwargs):
-    """tensordot(a, b, dims=2): dims an int (a's last dims against b's first), a pair of ints or of
-    lists, or a tensor of them, as torch.tensordot."""
-    if "dims_self" in kwargs or len(args) == 4:   # the schema's own form
-        return _ops.tensordot(*args, **kwargs)
-    return _tensordot(*args, **kwargs)
+def tensordot(a=None, b=None, dims=2, dims_other=None, *, out=None, self=None, other=None, dims_self=None):
+    """tensordot(a, b, dims=2): dims an int (a's last dims against b's first), a pair of lists, or a
+    tensor of them, as torch.tensordot; or the schema's tensordot(self, other, dims_self, dims_other)."""
+    if isinstance(dims_other, Tensor) and out is None:   # torch.tensordot's fourth positional is out
+        dims_other, out = None, dims_other
+    if self is not None or other is not None or dims_self is not None or dims_other is not None:
+        return _ops.tensordot(a if self is None else self, b if other is None else other,
+                              dims if dims_self is None else dims_self, dims_other, out=out)
+    return _tensordot(a, b, dims, out)
 
 
 def _tensordot(a, b, dims=2, out=None):

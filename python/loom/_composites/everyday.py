@@ -6,6 +6,7 @@ import builtins as _b
 import math as _math
 
 from .. import _ops
+from .._args import _tensor_list
 from .._dtype import bool_, int32, int64, float32, float64
 from .._errors import LoomIndexError
 from .._multi import broadcast_shapes
@@ -144,6 +145,7 @@ def _contract(a, la, b, lb, needed):
 
 
 def einsum(equation, tensors, path):
+    _tensor_list(tensors, "einsum", "tensors")   # the generated entry leaves a composite's Tensor[] unchecked
     if not tensors:
         raise ValueError("einsum(): must specify the equation string and at least one operand, "
                          "or at least one operand and its subscripts list")
