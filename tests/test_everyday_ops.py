@@ -368,3 +368,22 @@ def test_var_std_mean_as_torch(fn):
         assert isinstance(got, tuple) and len(got) == 2
         _same(got[0], want[0])
         _same(got[1], want[1])
+
+
+def test_index_and_shape_helpers_as_torch():
+    (a, ta) = _pair((3, 4))
+    idx = [[0, -1], [5, 11]]
+    _same(loom.take(a, loom.tensor(idx)), torch.take(ta, torch.tensor(idx)))
+    _raises_as_torch(lambda: loom.take(a, loom.tensor([12])), lambda: torch.take(ta, torch.tensor([12])), IndexError)
+    _same(loom.ravel(a.t()), torch.ravel(ta.t()))
+    _same(loom.argwhere(a > 0), torch.argwhere(ta > 0))
+    for row, col, off in [(4, 5, 0), (4, 5, 2), (5, 3, -1), (0, 3, 0), (3, 3, -5)]:
+        _same(loom.tril_indices(row, col, off), torch.tril_indices(row, col, off))
+        _same(loom.triu_indices(row, col, off), torch.triu_indices(row, col, off))
+    for off, d1, d2 in [(0, -2, -1), (1, -2, -1), (-2, 0, 2), (1, 2, 0)]:
+        _same(loom.diag_embed(a, off, d1, d2), torch.diag_embed(ta, off, d1, d2))
+    x, t = [1, 5, 3, 3, 8], [3, 8, 9]
+    for invert in (False, True):
+        _same(loom.isin(loom.tensor(x), loom.tensor(t), invert=invert),
+              torch.isin(torch.tensor(x), torch.tensor(t), invert=invert))
+    _same(loom.isin(loom.tensor(x), loom.tensor([2.5, 5.0])), torch.isin(torch.tensor(x), torch.tensor([2.5, 5.0])))

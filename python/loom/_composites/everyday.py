@@ -590,3 +590,75 @@ def std_mean(self, dim, correction, keepdim):
 def std_mean_unbiased(self, dim, unbiased, keepdim):
     return _ops.std_mean_unbiased_result(_ops.std(self, dim, correction=1 if unbiased else 0, keepdim=keepdim),
                                          _ops.mean(self, dim, keepdim))
+
+
+# ------------------------------------------------------------------------------- index and shape
+
+def ravel(self):
+    return self.reshape([-1])
+
+
+def argwhere(self):
+    return _ops.nonzero(self)
+
+
+def take(self, index):
+    if index.dtype != int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {_tname(index.dtype)}")
+    n = self.numel()
+    flat = index.reshape([-1])
+    if flat.numel():
+        lo, hi = int(flat.min()), int(flat.max())
+        for bad in (lo, hi):
+            if not -n <= bad < n:
+                raise LoomIndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    flat = _ops.where(flat < 0, flat + n, flat)
+    return _ops.index_select(self.reshape([-1]), 0, flat).reshape(list(index.shape))
+
+
+def isin(elements, test_elements, assume_unique, invert):
+    dt = promote_types(elements.dtype, test_elements.dtype)
+    e, s = elements.to(dt), _ops.sort(test_elements.reshape([-1]).to(dt))[0]
+    if s.numel() == 0:
+        found = _ops.zeros(list(e.shape), dtype=bool_, device=e.device)
+    else:
+        pos = _search(s.unsqueeze(0), e.reshape([1, -1]), False).reshape([-1]).clamp_max(s.numel() - 1)
+        found = (_ops.index_select(s, 0, pos) == e.reshape([-1])).reshape(list(e.shape))
+    return ~found if invert else found
+
+
+def _triangle_indices(row, col, offset, dtype, device, lower):
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    r = _ops.arange(row, dtype=int64, device=device).unsqueeze(1).expand([row, col])
+    c = _ops.arange(col, dtype=int64, device=device).unsqueeze(0).expand([row, col])
+    keep = (c - r <= offset) if lower else (c - r >= offset)
+    out = _ops.stack([_ops.masked_select(r, keep), _ops.masked_select(c, keep)])
+    return out.to(int64 if dtype is None else dtype)
+
+
+def tril_indices(row, col, offset, dtype, device, requires_grad):
+    return _triangle_indices(row, col, offset, dtype, device, True).requires_grad_(requires_grad)
+
+
+def triu_indices(row, col, offset, dtype, device, requires_grad):
+    return _triangle_indices(row, col, offset, dtype, device, False).requires_grad_(requires_grad)
+
+
+def diag_embed(self, offset, dim1, dim2):
+    nd = self.ndim + 1
+    d1, d2 = _wrap(dim1, nd), _wrap(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    m = self.shape[-1] if self.ndim else 1
+    n = m + _b.abs(offset)
+    k = _ops.arange(m, dtype=int64, device=self.device)
+    flat = (k + _b.max(-offset, 0)) * n + (k + _b.max(offset, 0))   # (row, col) of each diagonal element
+    src = self if self.ndim else self.reshape([1])
+    lead = list(src.shape[:-1])
+    out = _ops.zeros(lead + [n * n], dtype=self.dtype, device=self.device).index_add(-1, flat, src)
+    out = out.reshape(lead + [n, n])
+    # the two new dims land at dim1 and dim2, the others keep their order
+    return out.movedim([nd - 2, nd - 1], [d1, d2])
