@@ -1,0 +1,75 @@
+"""PyTorch's call forms of einsum and tensordot, which no schema spells: einsum's operands as
+varargs (or a list, or the sublist form op, [0, 1], op, [1, 2], [0, 2]) and tensordot's dims= as
+an int or a pair. Both hand a schema's arguments to the generated ops (ops/everyday.yaml)."""
+from numbers import Integral
+
+from . import _ops
+from ._tensor import Tensor
+
+__all__ = ["einsum", "tensordot"]
+
+
+def _sublist_labels(sub):
+    out = []
+    for s in sub:
+        if s is Ellipsis:
+            out.append("...")
+        elif isinstance(s, Integral) and 0 <= s < 52:
+            out.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
+        else:
+            raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+    return "".join(out)
+
+
+def einsum(*args, out=None, equation=None, tensors=None, path=None):
+    """einsum(equation, *operands), einsum(equation, [operands]) or einsum(op, sublist, ..., [out sublist]),
+    as torch.einsum."""
+    if equation is not None or tensors is not None:   # the schema's own names
+        return _ops.einsum(equation, tensors, path=path, out=out)
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], str):
+        # one argument not a Tensor: the list of operands (anything else is refused naming 'tensors')
+        ops_ = args[1] if len(args) == 2 and not isinstance(args[1], Tensor) else list(args[1:])
+        return _ops.einsum(args[0], ops_, path=path, out=out)
+    if not isinstance(args[0], Tensor):   # neither form: the schema's converters name the wrong argument
+        return _ops.einsum(*args, path=path, out=out)
+    ops_ = list(args[0::2][:len(args) // 2])
+    subs = [_sublist_labels(s) for s in args[1::2][:len(args) // 2]]
+    eq = ",".join(subs) + ("->" + _sublist_labels(args[-1]) if len(args) % 2 else "")
+    return _ops.einsum(eq, ops_, path=path, out=out)
+
+
+def tensordot(a=None, b=None, dims=2, dims_other=None, *, out=None, self=None, other=None, dims_self=None):
+    """tensordot(a, b, dims=2): dims an int (a's last dims against b's first), a pair of lists, or a
+    tensor of them, as torch.tensordot; or the schema's tensordot(self, other, dims_self, dims_other)."""
+    if isinstance(dims_other, Tensor) and out is None:   # torch.tensordot's fourth positional is out
+        dims_other, out = None, dims_other
+    if self is not None or other is not None or dims_self is not None or dims_other is not None:
+        return _ops.tensordot(a if self is None else self, b if other is None else other,
+                              dims if dims_self is None else dims_self, dims_other, out=out)
+    return _tensordot(a, b, dims, out)
+
+
+def _tensordot(a, b, dims=2, out=None):
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, Integral) and not isinstance(dims, bool):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and (dims > a.ndim or dims > b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        da, db = list(range(-dims, 0)), list(range(dims))
+    elif isinstance(dims, (list, tuple)) and len(dims) == 2:
+        if not all(isinstance(d, (list, tuple)) for d in dims):   # PyTorch refuses a pair of ints too
+            raise TypeError(f"tensordot(): argument 'dims_self' (position 3) must be tuple of ints, "
+                            f"not {type(dims[0]).__name__}")
+        da, db = list(dims[0]), list(dims[1])
+    else:
+        raise RuntimeError(f"tensordot expects dims to be an int or a pair of lists of dims, but got {dims}")
+    return _ops.tensordot(a, b, da, db, out=out)
+
+
+einsum.__doc__ = f"{_ops.einsum.__doc__}\n\n{einsum.__doc__}"
+tensordot.__doc__ = f"{_ops.tensordot.__doc__}\n\n{tensordot.__doc__}"
