@@ -387,3 +387,60 @@ def test_index_and_shape_helpers_as_torch():
         _same(loom.isin(loom.tensor(x), loom.tensor(t), invert=invert),
               torch.isin(torch.tensor(x), torch.tensor(t), invert=invert))
     _same(loom.isin(loom.tensor(x), loom.tensor([2.5, 5.0])), torch.isin(torch.tensor(x), torch.tensor([2.5, 5.0])))
+
+
+def test_blocks_products_and_combinations_as_torch():
+    (a, ta), (v, tv) = _pair((2, 3)), _pair((4,), seed=1)
+    s, ts = loom.tensor(2.0, dtype=loom.float64), torch.tensor(2.0, dtype=torch.float64)
+    _same(loom.block_diag(a, v, s), torch.block_diag(ta, tv, ts))
+    _same(loom.block_diag(a, v.long()), torch.block_diag(ta, tv.long()))   # promoted
+    _raises_as_torch(lambda: loom.block_diag(loom.ones(1, 1, 1)), lambda: torch.block_diag(torch.ones(1, 1, 1)))
+    _same(loom.cartesian_prod(v, v[:2], v[1:]), torch.cartesian_prod(tv, tv[:2], tv[1:]))
+    _same(loom.cartesian_prod(v), torch.cartesian_prod(tv))
+    for r, rep in [(2, False), (3, False), (2, True), (0, False), (5, False)]:
+        _same(loom.combinations(v, r, rep), torch.combinations(tv, r, rep))
+    x = loom.tensor(a.numpy(), requires_grad=True)
+    loom.block_diag(x, x * 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 3.0))
+
+
+def test_logspace_and_trapezoids_as_torch():
+    _same(loom.logspace(-1, 2, 7, dtype=loom.float64), torch.logspace(-1, 2, 7, dtype=torch.float64))
+    _same(loom.logspace(0, 3, 4, base=2.0), torch.logspace(0, 3, 4, base=2.0), rtol=1e-6)
+    (y, ty), (xs, txs) = _pair((3, 5)), _pair((5,), seed=2)
+    xs, txs = xs.cumsum(0), txs.cumsum(0)
+    for fn in ("trapezoid", "cumulative_trapezoid"):
+        lf, tf = getattr(loom, fn), getattr(torch, fn)
+        _same(lf(y), tf(ty))
+        _same(lf(y, dx=0.5, dim=0), tf(ty, dx=0.5, dim=0))
+        _same(lf(y, xs), tf(ty, txs))
+        _same(lf(y, y.cumsum(1)), tf(ty, ty.cumsum(1)))
+
+
+def test_cov_and_corrcoef_as_torch():
+    (a, ta), (v, tv) = _pair((3, 6)), _pair((6,), seed=3)
+    fw, afw = loom.tensor([1, 2, 1, 3, 1, 1]), torch.tensor([1, 2, 1, 3, 1, 1])
+    aw, taw = v.abs(), tv.abs()
+    _same(loom.cov(a), torch.cov(ta))
+    _same(a.cov(correction=0), ta.cov(correction=0))
+    _same(loom.cov(a, fweights=fw, aweights=aw), torch.cov(ta, fweights=afw, aweights=taw))
+    _same(loom.cov(v), torch.cov(tv))
+    _same(loom.corrcoef(a), torch.corrcoef(ta))
+    _raises_as_torch(lambda: loom.cov(a, fweights=-fw), lambda: torch.cov(ta, fweights=-afw))
+
+
+def test_index_fill_and_copy_as_torch():
+    (a, ta), (src, tsrc) = _pair((3, 5)), _pair((3, 2), seed=4)
+    i, ti = loom.tensor([4, 0]), torch.tensor([4, 0])
+    _same(loom.index_fill(a, 1, loom.tensor([0, 3, 3]), -2.0), torch.index_fill(ta, 1, torch.tensor([0, 3, 3]), -2.0))
+    _same(a.clone().index_fill_(0, loom.tensor([1]), 5), ta.clone().index_fill_(0, torch.tensor([1]), 5))
+    _same(loom.index_copy(a, 1, i, src), torch.index_copy(ta, 1, ti, tsrc))
+    row, trow = _pair((1, 5), seed=5)
+    _same(a.clone().index_copy_(0, loom.tensor([2]), row), ta.clone().index_copy_(0, torch.tensor([2]), trow))
+    x = loom.tensor(a.numpy(), requires_grad=True)
+    s = loom.tensor(src.numpy(), requires_grad=True)
+    (loom.index_copy(x, 1, i, s) * loom.arange(5.0, dtype=loom.float64)).sum().backward()
+    tx, ts = ta.clone().requires_grad_(), tsrc.clone().requires_grad_()
+    (torch.index_copy(tx, 1, ti, ts) * torch.arange(5.0, dtype=torch.float64)).sum().backward()
+    _same(x.grad, tx.grad)
+    _same(s.grad, ts.grad)

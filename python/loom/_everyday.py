@@ -1,4 +1,5 @@
-"""PyTorch's call forms of einsum and tensordot, which no schema spells: einsum's operands as
+"""PyTorch's call forms of einsum, tensordot, block_diag and cartesian_prod, which no schema spells
+(block_diag's and cartesian_prod's tensors as varargs); einsum's operands as
 varargs (or a list, or the sublist form op, [0, 1], op, [1, 2], [0, 2]) and tensordot's dims= as
 an int or a pair. Both hand a schema's arguments to the generated ops (ops/everyday.yaml)."""
 from numbers import Integral
@@ -6,7 +7,24 @@ from numbers import Integral
 from . import _ops
 from ._tensor import Tensor
 
-__all__ = ["einsum", "tensordot"]
+__all__ = ["einsum", "tensordot", "block_diag", "cartesian_prod"]
+
+
+def _varargs_or_list(args, tensors):
+    """block_diag(a, b, c), as torch; or block_diag([a, b, c]) / tensors=, the schema's form."""
+    if tensors is not None:
+        return tensors
+    return args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+
+
+def block_diag(*args, out=None, tensors=None):
+    """block_diag(*tensors), as torch.block_diag."""
+    return _ops.block_diag(_varargs_or_list(args, tensors), out=out)
+
+
+def cartesian_prod(*args, out=None, tensors=None):
+    """cartesian_prod(*tensors), as torch.cartesian_prod."""
+    return _ops.cartesian_prod(_varargs_or_list(args, tensors), out=out)
 
 
 def _sublist_labels(sub):
@@ -73,3 +91,8 @@ def _tensordot(a, b, dims=2, out=None):
 
 einsum.__doc__ = f"{_ops.einsum.__doc__}\n\n{einsum.__doc__}"
 tensordot.__doc__ = f"{_ops.tensordot.__doc__}\n\n{tensordot.__doc__}"
+
+
+# the generated functions' documentation first (from ops/everyday.yaml), then the call form
+block_diag.__doc__ = f"{_ops.block_diag.__doc__}\n\n{block_diag.__doc__}"
+cartesian_prod.__doc__ = f"{_ops.cartesian_prod.__doc__}\n\n{cartesian_prod.__doc__}"

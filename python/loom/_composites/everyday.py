@@ -3,13 +3,16 @@ counting, order statistics, index and shape helpers), each written with other lo
 autograd goes through their parts. The generated function of the same name in loom._ops checks
 the arguments and calls it."""
 import builtins as _b
+import itertools as _itertools
 import math as _math
 
 from .. import _ops
 from .._args import _tensor_list
 from .._dtype import bool_, int32, int64, float32, float64
 from .._errors import LoomIndexError
-from .._multi import broadcast_shapes
+from .._multi import broadcast_shapes, meshgrid
+from .._numpy import tensor as _tensor
+from .._runtime import get_default_dtype as _default_dtype
 from .._promotion import promote_types
 
 # PyTorch's names for dtypes in its "expected scalar type" messages
@@ -662,3 +665,179 @@ def diag_embed(self, offset, dim1, dim2):
     out = out.reshape(lead + [n, n])
     # the two new dims land at dim1 and dim2, the others keep their order
     return out.movedim([nd - 2, nd - 1], [d1, d2])
+
+
+# ------------------------------------------------------------------------------- more shape and statistics
+
+def block_diag(tensors):
+    _tensor_list(tensors, "block_diag", "tensors")   # the check the generated entry does not make
+    mats = []
+    for i, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(f"Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t.ndim} dimensions")
+        mats.append(t.reshape([1, 1]) if t.ndim == 0 else t.reshape([1, -1]) if t.ndim == 1 else t)
+    if not mats:
+        return _ops.empty([1, 0])
+    dt = mats[0].dtype
+    for m in mats[1:]:
+        dt = promote_types(dt, m.dtype)
+    width = _b.sum(m.shape[1] for m in mats)
+    rows, left = [], 0
+    for m in mats:   # each block padded with zeros to the full width: cat keeps every gradient
+        h, w = m.shape
+        parts = [_ops.zeros([h, left], dtype=dt, device=m.device), m.to(dt),
+                 _ops.zeros([h, width - left - w], dtype=dt, device=m.device)]
+        rows.append(_ops.cat(parts, 1))
+        left += w
+    return _ops.cat(rows, 0)
+
+
+def cartesian_prod(tensors):
+    _tensor_list(tensors, "cartesian_prod", "tensors")
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return _ops.stack([g.reshape([-1]) for g in grids], 1)
+
+
+def combinations(self, r, with_replacement):
+    if self.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(self.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    pick = _itertools.combinations_with_replacement if with_replacement else _itertools.combinations
+    rows = list(pick(range(self.shape[0]), r))
+    if r == 0 or not rows:
+        return _ops.empty([0] if r == 0 else [0, r], dtype=self.dtype, device=self.device)
+    idx = _tensor(rows, dtype=int64, device=self.device)
+    return _ops.index_select(self, 0, idx.reshape([-1])).reshape([len(rows), r])
+
+
+def logspace(start, end, steps, base, dtype, device, requires_grad):
+    dt = dtype
+    e = _ops.linspace(start, end, steps, dtype=float64, device=device)
+    r = (_ops.full([], float(base), dtype=float64, device=device) ** e)
+    r = r.to(dt if dt is not None else _default_dtype())
+    return r.requires_grad_(True) if requires_grad else r
+
+
+def _spacing(x, y, dim, op):
+    """The sample spacings along dim: diff of x, which is 1-D (then along dim) or y's shape."""
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{op}: There must be one `x` value for each sample point")
+        shape = [1] * y.ndim
+        shape[dim] = x.shape[0] - 1 if x.shape[0] else 0
+        return _ops.diff(x).reshape(shape)
+    return _ops.diff(x, 1, dim)
+
+
+def trapezoid_x(y, x, dim):
+    d = _wrap(dim, y.ndim)
+    if y.shape[d] == 0:
+        return y.sum(d)
+    n = y.shape[d]
+    return ((y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) * _spacing(x, y, d, "trapezoid")).sum(d) / 2
+
+
+def trapezoid_dx(y, dx, dim):
+    d = _wrap(dim, y.ndim)
+    if y.shape[d] == 0:
+        return y.sum(d)
+    n = y.shape[d]
+    return (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)).sum(d) * (dx / 2)
+
+
+def cumulative_trapezoid_x(y, x, dim):
+    d = _wrap(dim, y.ndim)
+    n = y.shape[d]
+    if n == 0:
+        return y
+    return ((y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) * _spacing(x, y, d, "cumulative_trapezoid") / 2).cumsum(d)
+
+
+def cumulative_trapezoid_dx(y, dx, dim):
+    d = _wrap(dim, y.ndim)
+    n = y.shape[d]
+    if n == 0:
+        return y
+    return ((y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) * (dx / 2)).cumsum(d)
+
+
+def cov(self, correction, fweights, aweights):
+    if self.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{self.ndim} dimensions")
+    x = self.reshape([1, -1]) if self.ndim < 2 else self
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        x = x.to(_default_dtype())
+    n = x.shape[1]
+    w = None
+    for name, wt in (("fweights", fweights), ("aweights", aweights)):
+        if wt is None:
+            continue
+        if wt.ndim > 1 or wt.numel() != n:
+            raise RuntimeError(f"cov(): expected {name} to have one dimension and {n} elements "
+                               f"but got {list(wt.shape)}")
+        if bool((wt < 0).any()):
+            raise RuntimeError(f"cov(): {name} cannot be negative")
+        w = wt if w is None else w * wt
+    if w is None:   # numpy.cov's normalisation: n - correction (weights: their sum, less the aweights' share)
+        xc = x - x.mean(1, keepdim=True)
+        c = (xc @ xc.conj().T) / _b.max(n - correction, 0)
+    else:
+        w = w.to(x.real.dtype if x.dtype.is_complex else x.dtype)
+        wsum = w.sum()
+        xc = x - (x * w).sum(1, keepdim=True) / wsum
+        norm = wsum - (correction * (w * aweights.to(w.dtype)).sum() / wsum if aweights is not None else correction)
+        c = ((xc * w) @ xc.conj().T) / norm.clamp(min=0)
+    return c.squeeze() if self.ndim < 2 else c
+
+
+def corrcoef(self):
+    c = cov(self, 1, None, None)
+    if c.ndim == 0:
+        return c / c
+    d = _ops.diagonal(c, 0, 0, 1)
+    sd = d.real.sqrt() if c.dtype.is_complex else d.sqrt()
+    c = c / sd.unsqueeze(1) / sd.unsqueeze(0)
+    return c if c.dtype.is_complex else c.clamp(-1, 1)
+
+
+def _index_mask(self, dim, index, op):
+    d = _wrap(dim, _b.max(self.ndim, 1))
+    if index.dtype != int64:
+        raise RuntimeError(f"{op}(): Expected a long tensor for index, but got {_tname(index.dtype)}")
+    if index.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector")
+    size = self.shape[d] if self.ndim else 1
+    hit = _ops.zeros([size], dtype=int64, device=self.device).index_add(0, index.reshape([-1]),
+                                                                         _ops.ones([index.numel()], dtype=int64,
+                                                                                   device=self.device))
+    shape = [1] * self.ndim
+    if self.ndim:
+        shape[d] = size
+    return d, (hit > 0).reshape(shape)
+
+
+def index_fill(self, dim, index, value):
+    _, mask = _index_mask(self, dim, index, "index_fill")
+    return _ops.where(mask, _ops.full([], value, dtype=self.dtype, device=self.device), self)
+
+
+def index_copy(self, dim, index, source):
+    d, mask = _index_mask(self, dim, index, "index_copy")   # checks index
+    if self.ndim == 0:
+        return source.reshape([]).to(self.dtype) if index.numel() else self
+    # for each position along d, the source slice written there (a repeated index: the last one, as a
+    # sequence of writes would leave it), then one select: differentiable in self and source, any dtype
+    flat = index.reshape([-1])
+    size = self.shape[d]
+    k = _ops.arange(flat.numel(), dtype=int64, device=self.device)
+    src_of = _ops.full([size], -1, dtype=int64, device=self.device).scatter(0, _ops.where(flat < 0, flat + size, flat), k)
+    picked = source.to(self.dtype).index_select(d, src_of.clamp(min=0))
+    return _ops.where(mask, picked, self)
