@@ -444,3 +444,12 @@ def test_index_fill_and_copy_as_torch():
     (torch.index_copy(tx, 1, ti, ts) * torch.arange(5.0, dtype=torch.float64)).sum().backward()
     _same(x.grad, tx.grad)
     _same(s.grad, ts.grad)
+
+
+@pytest.mark.parametrize("call", [lambda: loom.tril_indices(2 ** 31, 2 ** 31), lambda: loom.triu_indices(2 ** 40, 3),
+                                  lambda: loom.combinations(loom.arange(100), 50),
+                                  lambda: loom.combinations(loom.arange(60), 30, with_replacement=True)])
+def test_integer_driven_sizes_fail_fast(call):
+    """Sizes set by an integer argument are checked before any work (a scan or a Python loop)."""
+    with pytest.raises((ValueError, OverflowError, MemoryError, RuntimeError)):
+        call()

@@ -635,6 +635,12 @@ def _triangle_indices(row, col, offset, dtype, device, lower):
         raise RuntimeError(f"row must be non-negative, got{row}")
     if col < 0:
         raise RuntimeError(f"col must be non-negative, got{col}")
+    # the result's size first: an impossible one fails now, not after a row x col scan
+    n = _b.sum(_b.max(0, _b.min(col, i + offset + 1)) if lower else _b.max(0, col - _b.max(0, i + offset))
+               for i in (range(row) if row <= 1 << 16 else ()))
+    if row > 1 << 16:   # too many rows to count one by one: bound by the full matrix
+        n = row * col
+    _ops.empty([2, n], dtype=int64 if dtype is None else dtype, device=device)
     r = _ops.arange(row, dtype=int64, device=device).unsqueeze(1).expand([row, col])
     c = _ops.arange(col, dtype=int64, device=device).unsqueeze(0).expand([row, col])
     keep = (c - r <= offset) if lower else (c - r >= offset)
@@ -710,7 +716,10 @@ def combinations(self, r, with_replacement):
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     pick = _itertools.combinations_with_replacement if with_replacement else _itertools.combinations
-    rows = list(pick(range(self.shape[0]), r))
+    n = self.shape[0]
+    count = _math.comb(n + r - 1, r) if with_replacement else _math.comb(n, r)
+    _ops.empty([count, r], dtype=int64, device=self.device)   # an impossible count fails before the loop
+    rows = list(pick(range(n), r))
     if r == 0 or not rows:
         return _ops.empty([0] if r == 0 else [0, r], dtype=self.dtype, device=self.device)
     idx = _tensor(rows, dtype=int64, device=self.device)
