@@ -94,7 +94,7 @@ ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
 def _run(code):
     if ASAN:
         # Python's own allocations at exit would read as leaks; a finding aborts at its first report
-        env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=1"))
+        env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=1:allocator_may_return_null=1"))
     else:
         env = dict(os.environ, MALLOC_CHECK_="3", MALLOC_PERTURB_="165")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
