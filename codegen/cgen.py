@@ -277,11 +277,10 @@ def cuda_dtypes(op):
 
 def dtype_row(op, prefix):
     """An initializer row over every dtype in table order (C++ has no designated array
-    initializers): PREFIX<dtype> where the op's CUDA kernels serve the dtype, else nullptr. A
-    reduction of float16/bfloat16 is float32's (the driver accumulates them in float32)."""
-    name = work if op.kind == "reduction" else str
+    initializers): PREFIX<dtype> where the op's CUDA kernels serve the dtype, else nullptr (a
+    reduction of float16/bfloat16 reads them as stored and accumulates in float32)."""
     served = cuda_dtypes(op)
-    return ", ".join(prefix + name(d.name) if d.name in served else "nullptr" for d in TABLE.dtypes)
+    return ", ".join(prefix + d.name if d.name in served else "nullptr" for d in TABLE.dtypes)
 
 
 def fallback_call_args(op):

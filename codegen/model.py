@@ -59,6 +59,9 @@ class Op:
     autocast: tuple = ()
     real_out: bool = False   # (pointwise, `result: real`) the result is the real counterpart of a complex dtype
     complex_body: bool = False   # the header defines LM_PW_<kernel>_complex, complex dtypes' body
+    # `upcast: cpu`: on CUDA the kernel meets the 16-bit tensors themselves (cuBLAS's 16-bit GEMMs
+    # accumulate in float32 on their own: matmul, linear)
+    upcast_cuda: bool = True
 
     @property
     def name(self):
@@ -420,20 +423,22 @@ def parse_op(entry, path, kernels):
     if not isinstance(cross_device, bool) or (cross_device and kind != "kernel"):
         err("'cross_device' is a boolean for hand-written kernels (kernel: NAME)", "cross_device")
     upcast = entry.get("upcast", True)
-    if not isinstance(upcast, bool) or ("upcast" in entry and kind != "kernel"):
-        err("'upcast' is a boolean for hand-written kernels (kernel: NAME)", "upcast")
+    if not (isinstance(upcast, bool) or upcast == "cpu") or ("upcast" in entry and kind != "kernel"):
+        err("'upcast' is true, false or 'cpu' (16-bit tensors met as float32 on the CPU only), for hand-written "
+            "kernels (kernel: NAME)", "upcast")
+    upcast_cuda = upcast is True
     autocast = _autocast(entry.get("autocast"), lambda m: err(m, "autocast"))
     result = entry.get("result")
     if result not in (None, "real") or (result and kind != "pointwise"):
         err("'result: real' is for pointwise ops whose result is a complex dtype's real counterpart (abs)", "result")
     views = any(r.type.alias and not r.type.mutable for r in schema.returns)
-    upcast = upcast and kind == "kernel" and not views and any(TABLE[d].stored for d in dtypes)
+    upcast = bool(upcast) and kind == "kernel" and not views and any(TABLE[d].stored for d in dtypes)
     op = Op(schema, kind, kernel.strip(), variants, dtypes,
             doc.strip(), line, promote, reduce, mean, tuple(operators), dict(test), tuple(index_args),
             kind == "pointwise" and kernel.strip() in kernels.checked, path,
             _python_module(entry.get("python_module", []), schema.name, lambda m: err(m, "python_module")),
             kernels.cuda(kind, kernel.strip(), schema), cross_device, upcast, autocast, result == "real",
-            kind == "pointwise" and kernel.strip() in kernels.complex_bodies)
+            kind == "pointwise" and kernel.strip() in kernels.complex_bodies, upcast_cuda=upcast_cuda)
     _check_kind(op, err)
     _check_variants(op, err)
     return op

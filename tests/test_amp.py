@@ -136,3 +136,27 @@ def test_grad_scaler_errors():
     off = loom.amp.GradScaler(enabled=False)
     t = loom.ones(1)
     assert off.scale(t) is t and off.get_scale() == 1.0 and off.state_dict() == {}
+
+
+def test_gradients_take_each_inputs_dtype_under_autocast():
+    """A lower-precision result added to a float32 one (a residual around an autocast linear):
+    the float32 gradient reaching the bfloat16 branch is cast to bfloat16 on its way, as
+    PyTorch's engine does, so the transformer layer trains under autocast."""
+    loom.manual_seed(0)
+    net = loom.nn.TransformerEncoderLayer(32, 4, dim_feedforward=64, dropout=0.0, batch_first=True)
+    x = loom.randn(2, 8, 32, requires_grad=True)
+    with loom.autocast("cpu", dtype=loom.bfloat16):
+        y = net(x)
+    y.float().square().mean().backward()
+    assert x.grad.dtype == loom.float32 and all(p.grad.dtype == loom.float32 for p in net.parameters())
+    lin = loom.nn.Linear(4, 4)
+    with loom.autocast("cpu", dtype=loom.bfloat16):
+        h = lin(x[0, :3, :4])
+        assert h.dtype == loom.bfloat16
+        seen = []
+        h.register_hook(lambda g: seen.append(g.dtype))
+        (h + x[0, :3, :4]).sum().backward()
+    assert seen == [loom.bfloat16]
+    a, b = loom.randn(3, dtype=loom.float64, requires_grad=True), loom.randn(3, requires_grad=True)
+    (a * b).sum().backward()
+    assert (a.grad.dtype, b.grad.dtype) == (loom.float64, loom.float32)

@@ -267,3 +267,16 @@ def test_not_implemented_inputs_are_refused_by_the_recorder():
     # one check per not_implemented input of an op with formulas (nll_loss's weight, zeta's self, ...)
     assert sum("check_no_requires_grad(" in line for line in nodes.splitlines()) == \
         sum(len(d.not_implemented) for d in derivs if d.formulas) >= 2
+
+
+def test_upcast_cpu_leaves_16bit_to_the_cuda_kernel(tmp_path):
+    """`upcast: cpu` (the products): float32 copies on the CPU, the 16-bit tensors themselves on
+    CUDA (the generated entry skips the upcast there); another value is a file:line error."""
+    for name in ("matmul", "mm", "bmm", "linear", "linear_backward"):
+        op = MODEL.get(name)
+        assert op.upcast and not op.upcast_cuda, name
+    assert MODEL.get("conv2d").upcast and MODEL.get("conv2d").upcast_cuda
+    op = MODEL.get("matmul")
+    with pytest.raises(SpecError) as err:
+        _load_text(tmp_path, op.file, _real(op.file).replace("  upcast: cpu\n", "  upcast: gpu\n", 1))
+    assert "'upcast' is true, false or 'cpu'" in str(err.value) and str(err.value).startswith(f"{op.file}:")

@@ -81,7 +81,7 @@ int main() {
               (long long)chunk, (long long)count);
         CHECK(count == 0 || (int64_t)(splits - 1) * chunk < count, "no empty slice (%d x %lld, %lld)", splits,
               (long long)chunk, (long long)count);
-        CHECK(count == 0 || chunk % lm::kRedVec == 0, "slices start vector-aligned (chunk %lld)", (long long)chunk);
+        CHECK(count == 0 || chunk % lm::kRedAlign == 0, "slices start vector-aligned (chunk %lld)", (long long)chunk);
         CHECK(xb == (outer ? (nout + lm::kRedThreads - 1) / lm::kRedThreads : nout), "x blocks %lld", (long long)xb);
     }
     int64_t chunk;

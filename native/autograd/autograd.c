@@ -74,9 +74,11 @@ static PyObject *py_make_node(PyObject *mod, PyObject *const *args, Py_ssize_t n
     if (!any) { node = Py_NewRef(Py_None); goto done; }
     lm_tensor *r = lmag_handle(args[2]);
     if (!r) goto done;
-    /* shapes stays None while no input is broadcast (an entry: the input's shape tuple) and
-     * none is real beside a complex result (an entry: [shape or None]: the engine's sum_to takes
-     * the gradient's real part, as PyTorch's handle_r_to_c) */
+    /* shapes stays None while no input is broadcast (an entry: the input's shape tuple), none
+     * is real beside a complex result (an entry: [shape or None]: the engine's sum_to takes the
+     * gradient's real part, as PyTorch's handle_r_to_c) and none is floating of another dtype than
+     * the result (mixed precision: an entry [shape or None, dtype code]: the gradient is cast to
+     * the input's dtype, as PyTorch's validate_outputs) */
     for (Py_ssize_t i = 0; i < n; i++) {
         if (PyTuple_GET_ITEM(edges, i) == Py_None) continue;
         lm_tensor *x = lmag_handle(items[i]);
@@ -84,13 +86,15 @@ static PyObject *py_make_node(PyObject *mod, PyObject *const *args, Py_ssize_t n
         int same = x->ndim == r->ndim;
         for (int d = 0; same && d < x->ndim; d++) same = x->shape[d] == r->shape[d];
         int real_in = lm_is_complex(r->dtype) && !lm_is_complex(x->dtype);
-        if (same && !real_in) continue;
+        int cast = !real_in && x->dtype != r->dtype && lm_is_floating(x->dtype) && lm_is_floating(r->dtype);
+        if (same && !real_in && !cast) continue;
         if (!shapes) {
             if (!(shapes = PyList_New(n))) goto done;
             for (Py_ssize_t j = 0; j < n; j++) PyList_SET_ITEM(shapes, j, Py_NewRef(Py_None));
         }
         PyObject *s = same ? Py_NewRef(Py_None) : shape_tuple(x);
         if (s && real_in) s = Py_BuildValue("[N]", s);
+        else if (s && cast) s = Py_BuildValue("[Ni]", s, x->dtype);
         if (!s) goto done;
         PyList_SetItem(shapes, i, s);
     }

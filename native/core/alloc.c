@@ -10,7 +10,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "alloc.h"
 
 #define BIG (1 << 20)                    /* cache and huge-page blocks from 1 MiB up */
@@ -36,6 +38,18 @@ static int medium_class(size_t n) {
     return c;
 }
 
+/* The machine's memory: a block larger than all of it is refused at once. Where the kernel
+ * overcommits (some VMs), malloc would grant it and the first writes would get the process
+ * killed instead of raising MemoryError. */
+static size_t host_bytes(void) {
+    static size_t total;
+    if (!total) {
+        long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+        total = pages > 0 && size > 0 ? (size_t)pages * (size_t)size : SIZE_MAX;
+    }
+    return total;
+}
+
 void *lm_alloc(size_t nbytes) {
     if (nbytes >= MEDIUM && nbytes < BIG) {
         int c = medium_class(nbytes);
@@ -46,6 +60,7 @@ void *lm_alloc(size_t nbytes) {
         return p ? p : malloc((size_t)MEDIUM << c);
     }
     if (nbytes < BIG) return malloc(nbytes ? nbytes : 1);
+    if (nbytes > host_bytes()) return NULL;
     size_t n = round_big(nbytes);
     pthread_mutex_lock(&mu);
     for (int i = 0; i < ncached; i++) {

@@ -37,15 +37,26 @@ static inline LM_HD float lm_bits_f32(uint32_t u) {
 
 /* Branch-free (selects only), so loops over them vectorise; exact for every bit pattern. */
 static inline LM_HD float lm_float16_to_float(lm_float16 h) {
+#ifdef __CUDA_ARCH__   /* the GPU converts in one instruction */
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
+    return f;
+#else
     uint32_t sign = (uint32_t)(h.bits & 0x8000) << 16, em = h.bits & 0x7fffu;
     /* exponent and significand moved to float32's places, then scaled by 2^112 to rebias the
      * exponent: exact for normals and subnormals (a subnormal half is a subnormal float here) */
     float v = lm_bits_f32(em << 13) * 0x1p112f;
     uint32_t u = em >= 0x7c00u ? (lm_f32_bits(v) | 0x7f800000u) : lm_f32_bits(v);   /* inf, NaN */
     return lm_bits_f32(u | sign);
+#endif
 }
 
 static inline LM_HD lm_float16 lm_float_to_float16(float f) {
+#ifdef __CUDA_ARCH__
+    lm_float16 g;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(g.bits) : "f"(f));
+    return g;
+#else
     uint32_t x = lm_f32_bits(f), sign = x & 0x80000000u, a = x ^ sign;
     /* below 2^-14 the result is subnormal: adding 0.5 makes the FPU round at 2^-24 (to even) */
     uint32_t sub = lm_f32_bits(lm_bits_f32(a) + 0.5f) - 0x3f000000u;
@@ -58,17 +69,24 @@ static inline LM_HD lm_float16 lm_float_to_float16(float f) {
     lm_float16 h;
     h.bits = (uint16_t)(r | (sign >> 16));
     return h;
+#endif
 }
 
 static inline LM_HD float lm_bfloat16_to_float(lm_bfloat16 h) { return lm_bits_f32((uint32_t)h.bits << 16); }
 
 static inline LM_HD lm_bfloat16 lm_float_to_bfloat16(float f) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    lm_bfloat16 g;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(g.bits) : "f"(f));
+    return g;
+#else
     uint32_t x = lm_f32_bits(f);
     lm_bfloat16 h;
     if ((x & 0x7fffffffu) > 0x7f800000u) { h.bits = (uint16_t)((x >> 16) | 0x40); return h; }   /* quiet NaN */
     x += 0x7fffu + ((x >> 16) & 1);   /* round to nearest even; a carry into the exponent is right */
     h.bits = (uint16_t)(x >> 16);
     return h;
+#endif
 }
 
 #endif

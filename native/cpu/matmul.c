@@ -21,8 +21,28 @@ static bool unit_stride(const lm_tensor *t) {
     return t->strides[t->ndim - 1] == 1 || t->strides[t->ndim - 2] == 1 || lm_numel(t) <= 1;
 }
 
-/* On CUDA: one strided-batched cuBLAS call when the batch is one dim (or none),
- * else one call per batch; operands cuBLAS cannot read are made contiguous. */
+/* The batch dims (broadcast to bshape) as one run of `count` products whose operands lie
+ * *sa / *sb elements apart, when both step through every dim evenly (contiguous batch dims,
+ * broadcast ones, transposed matrices inside them): false when they do not. */
+static bool one_run(int nbatch, const int64_t *bshape, const int64_t *da, const int64_t *db, int64_t *count,
+                    int64_t *sa, int64_t *sb) {
+    int64_t n = 1, next_a = -1, next_b = -1;
+    *sa = *sb = 0;
+    for (int d = nbatch - 1; d >= 0; d--) {
+        if (bshape[d] == 1) continue;
+        if (next_a < 0) { *sa = da[d]; *sb = db[d]; }
+        else if (da[d] != next_a || db[d] != next_b) return false;
+        next_a = da[d] * bshape[d];
+        next_b = db[d] * bshape[d];
+        n *= bshape[d];
+    }
+    *count = n;
+    return true;
+}
+
+/* On CUDA: one strided-batched cuBLAS call when the batch dims make one even run (attention's
+ * [batch, heads, M, K] products among them), else one call per product; operands cuBLAS cannot
+ * read are made contiguous. */
 static int cuda_batched(lm_tensor *a, lm_tensor *b, lm_tensor *out, int nbatch, const int64_t *bshape,
                         int64_t batches) {
     int na = a->ndim, nb = b->ndim, err = 0;
@@ -30,23 +50,27 @@ static int cuda_batched(lm_tensor *a, lm_tensor *b, lm_tensor *out, int nbatch, 
     lm_tensor *ca = unit_stride(a) ? (lm_retain(a), a) : lm_contiguous(a);
     lm_tensor *cb = unit_stride(b) ? (lm_retain(b), b) : lm_contiguous(b);
     if (!ca || !cb) { lm_release(ca); lm_release(cb); return -1; }
-    if (nbatch <= 1) {
-        int64_t sa = na > 2 && ca->shape[0] != 1 ? ca->strides[0] : 0, sb = nb > 2 && cb->shape[0] != 1 ? cb->strides[0] : 0;
-        lm_mat ma = {lm_bytes(ca), ca->strides[na - 2], ca->strides[na - 1]};
-        lm_mat mb = {lm_bytes(cb), cb->strides[nb - 2], cb->strides[nb - 1]};
-        err = lm_cuda_gemm(a->dtype, M, N, K, ma, mb, lm_bytes(out), N, false, batches, sa, sb, M * N);
+    int64_t da[LM_MAX_DIMS], db[LM_MAX_DIMS];   /* each batch dim's stride in a and b (0: broadcast) */
+    for (int d = 0; d < nbatch; d++) {
+        int ia = d - (nbatch - (na - 2)), ib = d - (nbatch - (nb - 2));
+        da[d] = ia >= 0 && ca->shape[ia] != 1 ? ca->strides[ia] : 0;
+        db[d] = ib >= 0 && cb->shape[ib] != 1 ? cb->strides[ib] : 0;
+    }
+    lm_mat ma = {lm_bytes(ca), ca->strides[na - 2], ca->strides[na - 1]};
+    lm_mat mb = {lm_bytes(cb), cb->strides[nb - 2], cb->strides[nb - 1]};
+    int64_t count, sa, sb;
+    if (one_run(nbatch, bshape, da, db, &count, &sa, &sb)) {
+        err = lm_cuda_gemm(a->dtype, M, N, K, ma, mb, lm_bytes(out), N, false, count, sa, sb, M * N);
     } else {
         int64_t idx[LM_MAX_DIMS] = {0};
         for (int64_t bi = 0; bi < batches && !err; bi++) {
             int64_t offa = 0, offb = 0;
             for (int d = 0; d < nbatch; d++) {
-                int da = d - (nbatch - (na - 2)), db = d - (nbatch - (nb - 2));
-                if (da >= 0 && ca->shape[da] != 1) offa += idx[d] * ca->strides[da];
-                if (db >= 0 && cb->shape[db] != 1) offb += idx[d] * cb->strides[db];
+                offa += idx[d] * da[d];
+                offb += idx[d] * db[d];
             }
-            lm_mat ma = {lm_bytes(ca) + offa * item, ca->strides[na - 2], ca->strides[na - 1]};
-            lm_mat mb = {lm_bytes(cb) + offb * item, cb->strides[nb - 2], cb->strides[nb - 1]};
-            err = lm_cuda_gemm(a->dtype, M, N, K, ma, mb, lm_bytes(out) + bi * M * N * item, N, false, 1, 0, 0, 0);
+            lm_mat pa = {ma.p + offa * item, ma.rs, ma.cs}, pb = {mb.p + offb * item, mb.rs, mb.cs};
+            err = lm_cuda_gemm(a->dtype, M, N, K, pa, pb, lm_bytes(out) + bi * M * N * item, N, false, 1, 0, 0, 0);
             for (int d = nbatch - 1; d >= 0; d--) { if (++idx[d] < bshape[d]) break; idx[d] = 0; }
         }
     }

@@ -66,8 +66,8 @@ static lm_tensor *make(const int64_t *size, int64_t n, int dtype, int device, bo
 
 /* devices: cpu, cuda */
 lm_tensor *lm_cpu_rand(const int64_t *size, int64_t size_len, int dtype, int device) {
-    lm_tensor *t = make(size, size_len, dtype, device < 0 || lm_dtype_work[dtype < 0 ? 0 : dtype] == dtype ?
-                        device : LM_CPU, true);
+    int dt = dtype < 0 ? lm_get_default_dtype() : dtype;   /* float16/bfloat16: drawn here, then moved */
+    lm_tensor *t = make(size, size_len, dtype, device < 0 || lm_dtype_work[dt] == dt ? device : LM_CPU, true);
     if (!t) return NULL;
     if (t->device != LM_CPU) return on_device(t, 0, 0.0, 1.0);
     int64_t n = lm_numel(t);

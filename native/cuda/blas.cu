@@ -11,6 +11,8 @@ namespace {
 
 typedef void *Handle;
 enum { OP_N = 0, OP_T = 1, DEFAULT_MATH = 0, TF32_TENSOR_OP_MATH = 3 };
+/* library_types.h's cudaDataType and cublas_api.h's compute type and algorithm */
+enum { R_16F = 2, R_16BF = 14, COMPUTE_32F = 68, GEMM_DEFAULT = -1 };
 
 int (*create)(Handle *);
 int (*set_math_mode)(Handle, int);
@@ -18,6 +20,8 @@ int (*sgemm_batched)(Handle, int, int, int, int, int, const float *, const float
                      const float *, int, long long, const float *, float *, int, long long, int);
 int (*dgemm_batched)(Handle, int, int, int, int, int, const double *, const double *, int, long long,
                      const double *, int, long long, const double *, double *, int, long long, int);
+int (*gemm_ex_batched)(Handle, int, int, int, int, int, const void *, const void *, int, int, long long,
+                       const void *, int, int, long long, const void *, void *, int, int, long long, int, int, int);
 Handle handle;
 int allow_tf32 = 0, mode_set = -1;
 std::mutex mu;
@@ -44,8 +48,10 @@ int lm_blas_open(const char *path, char *msg, size_t cap) {
     set_math_mode = (int (*)(Handle, int))dlsym(lib, "cublasSetMathMode");
     *(void **)&sgemm_batched = dlsym(lib, "cublasSgemmStridedBatched");
     *(void **)&dgemm_batched = dlsym(lib, "cublasDgemmStridedBatched");
-    if (!create || !set_math_mode || !sgemm_batched || !dgemm_batched) {
-        snprintf(msg, cap, "the cuBLAS library found lacks cublasCreate_v2, cublasSetMathMode or cublas[SD]gemmStridedBatched");
+    *(void **)&gemm_ex_batched = dlsym(lib, "cublasGemmStridedBatchedEx");
+    if (!create || !set_math_mode || !sgemm_batched || !dgemm_batched || !gemm_ex_batched) {
+        snprintf(msg, cap, "the cuBLAS library found lacks cublasCreate_v2, cublasSetMathMode, "
+                 "cublas[SD]gemmStridedBatched or cublasGemmStridedBatchedEx");
         return -1;
     }
     Handle h;
@@ -85,6 +91,14 @@ int lm_blas_gemm(int dtype, int transa, int transb, int64_t m, int64_t n, int64_
         st = dgemm_batched(handle, transa ? OP_T : OP_N, transb ? OP_T : OP_N, (int)m, (int)n, (int)k, &one,
                            (const double *)A, (int)lda, stride_a, (const double *)B, (int)ldb, stride_b, &beta,
                            (double *)C, (int)ldc, stride_c, (int)batch);
+    } else if (dtype == LM_FLOAT16 || dtype == LM_BFLOAT16) {
+        /* 16-bit operands and result, float32 accumulation on the tensor cores: PyTorch's
+         * default for half and bfloat16 products */
+        int t = dtype == LM_FLOAT16 ? R_16F : R_16BF;
+        float one = 1.0f, b = (float)beta;
+        st = gemm_ex_batched(handle, transa ? OP_T : OP_N, transb ? OP_T : OP_N, (int)m, (int)n, (int)k, &one,
+                             A, t, (int)lda, stride_a, B, t, (int)ldb, stride_b, &b, C, t, (int)ldc, stride_c,
+                             (int)batch, COMPUTE_32F, GEMM_DEFAULT);
     } else {
         return LM_BLAS_ERROR_BASE + 7;   /* INVALID_VALUE */
     }

@@ -26,7 +26,7 @@ int lm_cuda_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b,
                  bool accumulate, int64_t batch, int64_t stride_a, int64_t stride_b, int64_t stride_c) {
     const lm_cuda_backend *B = lm_cuda_backend_loaded();
     if (!B) return lm_set_error(LM_ERR_RUNTIME, "CUDA is not initialized");
-    if (dtype != LM_FLOAT32 && dtype != LM_FLOAT64)
+    if (dtype != LM_FLOAT32 && dtype != LM_FLOAT64 && dtype != LM_FLOAT16 && dtype != LM_BFLOAT16)
         return lm_set_error(LM_ERR_NOTIMPL, "\"addmm_cuda\" not implemented for '%s'", lm_dtype_name(dtype));
     if (!blas_ready) {
         if (lm_cuda_blas_open(getenv("LOOM_CUBLAS"))) return -1;

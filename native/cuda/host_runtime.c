@@ -132,9 +132,11 @@ void lm_cuda_red_geometry(const lm_tensor *x, const bool *red, lm_cuda_red_args 
 
 static lm_tensor *cuda_reduce(const lm_reduce_spec *spec, const lm_reduce_plan *p, lm_tensor *self) {
     const lm_cuda_red_entry *row = find_row(spec, spec->key, true);
-    lm_cuda_red_fn fn = row ? row->fn[p->acc] : NULL;
+    /* float16/bfloat16 accumulated in float32: their own kernel reads them as stored */
+    bool as_stored = self->dtype != p->acc && lm_dtype_work[self->dtype] == p->acc && row && row->fn[self->dtype];
+    lm_cuda_red_fn fn = !row ? NULL : as_stored ? row->fn[self->dtype] : row->fn[p->acc];
     if (!fn) { no_kernel(spec->name, p->acc); return NULL; }
-    lm_tensor *x = lm_cast(self, p->acc);
+    lm_tensor *x = as_stored ? (lm_retain(self), self) : lm_cast(self, p->acc);
     lm_tensor *res = x ? lm_empty(p->ndim, p->shape, p->acc, LM_CUDA) : NULL;
     if (!res) { lm_release(x); return NULL; }
     lm_cuda_red_args a;

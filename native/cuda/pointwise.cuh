@@ -15,7 +15,16 @@
 namespace lm {
 
 constexpr int kThreads = 256;
-constexpr int kVec = 4;
+constexpr int kVec = 4;   /* elements per thread in the contiguous kernel; 8 where every operand is 16-bit or less */
+
+template <class O, class T>
+constexpr int vec_of() { return sizeof(O) <= 2 && sizeof(T) <= 2 ? 2 * kVec : kVec; }
+
+/* an element as the reductions fold it: float16/bfloat16 widened to float, others as they are */
+template <class T>
+__device__ __forceinline__ T widen(T v) { return v; }
+__device__ __forceinline__ float widen(lm_float16 h) { return lm_float16_to_float(h); }
+__device__ __forceinline__ float widen(lm_bfloat16 h) { return lm_bfloat16_to_float(h); }
 
 template <int NOPS, class I>
 struct Offsets {
@@ -58,6 +67,7 @@ struct alignas(sizeof(T) * N) Vec { T v[N]; };
 
 template <class O, class T, int NIN, class F>
 __global__ void __launch_bounds__(kThreads) pw_contiguous(Inputs<T, NIN> in, int64_t n, F f) {
+    constexpr int kVec = vec_of<O, T>();
     int64_t base = ((int64_t)blockIdx.x * kThreads + threadIdx.x) * kVec;
     if (base >= n) return;
     if (base + kVec <= n) {
@@ -144,6 +154,7 @@ static int launch_pointwise(const lm_cuda_pw_args *a, F f) {
     for (int k = 0; k <= NIN; k++) in.data[k] = it.data[k];
     for (int k = 0; k < NIN; k++) memcpy(&in.sval[k], &a->scalars[k + 1], sizeof(T));
     /* contiguous: one dim, every array operand dense, vector-aligned */
+    constexpr int kVec = vec_of<O, T>();
     bool contiguous = it.ndim <= 1;
     if (contiguous && it.ndim == 1) {
         if (it.strides[0][0] != (int64_t)sizeof(O) || ((uintptr_t)it.data[0] % (sizeof(O) * kVec))) contiguous = false;

@@ -17,12 +17,13 @@
 #include <cuda_runtime.h>
 #include <type_traits>
 #include "cuda_abi.h"
-#include "pointwise.cuh"   /* Vec */
+#include "pointwise.cuh"   /* Vec, widen */
 
 namespace lm {
 
 constexpr int kRedThreads = 256;
-constexpr int kRedVec = 4;   /* elements per vector load in dense inner reductions */
+constexpr int kRedVec = 4;   /* elements per vector load in dense inner reductions (16-bit: twice as many) */
+constexpr int kRedAlign = 8;   /* slices start at a multiple of every dtype's vector */
 
 struct RedGeom {
     int nkept, nred;
@@ -86,53 +87,58 @@ __device__ __forceinline__ T finish(T acc, const RedGeom &g) {
     return acc;
 }
 
+/* element i of a stored-as-S input, in the accumulating type T (float16/bfloat16: float) */
+template <class T, class S>
+__device__ __forceinline__ T load_as(const char *p) { return (T)widen(*(const S *)p); }
+
 /* inner: block (x = output, y = split) folds its slice with all its threads */
-template <class T, class R>
+template <class T, class S, class R>
 __global__ void __launch_bounds__(kRedThreads) red_inner(RedGeom g, const char *in, T *out, T *staging,
                                                          unsigned *counters, R r) {
+    constexpr int NV = sizeof(S) == 2 ? 2 * kRedVec : kRedVec;
     for (int64_t o = blockIdx.x; o < g.nout; o += gridDim.x) {
         const char *base = in + geom_offset(g.nkept, g.kept_shape, g.kept_strides, o);
         int64_t begin = (int64_t)blockIdx.y * g.chunk, end = begin + g.chunk < g.count ? begin + g.chunk : g.count;
         T a0 = r.identity(), a1 = r.identity(), a2 = r.identity(), a3 = r.identity();
         int64_t i = begin + threadIdx.x;
-        if (g.nred == 1 && g.red_strides[0] == (int64_t)sizeof(T) &&
-            (uintptr_t)(base + begin * (int64_t)sizeof(T)) % (sizeof(T) * kRedVec) == 0) {
-            /* dense: kRedVec elements per load, two loads in flight per thread */
-            typedef Vec<T, kRedVec> V;
-            const V *vb = (const V *)(base + begin * (int64_t)sizeof(T));
-            int64_t nv = (end - begin) / kRedVec, j = threadIdx.x;
+        if (g.nred == 1 && g.red_strides[0] == (int64_t)sizeof(S) &&
+            (uintptr_t)(base + begin * (int64_t)sizeof(S)) % (sizeof(S) * NV) == 0) {
+            /* dense: NV elements per load, two loads in flight per thread */
+            typedef Vec<S, NV> V;
+            const V *vb = (const V *)(base + begin * (int64_t)sizeof(S));
+            int64_t nv = (end - begin) / NV, j = threadIdx.x;
             for (; j + kRedThreads < nv; j += 2 * kRedThreads) {
                 V x = vb[j], y = vb[j + kRedThreads];
 #pragma unroll
-                for (int k = 0; k < kRedVec; k += 2) {
-                    a0 = r.combine(a0, x.v[k]);
-                    a1 = r.combine(a1, x.v[k + 1]);
-                    a2 = r.combine(a2, y.v[k]);
-                    a3 = r.combine(a3, y.v[k + 1]);
+                for (int k = 0; k < NV; k += 2) {
+                    a0 = r.combine(a0, (T)widen(x.v[k]));
+                    a1 = r.combine(a1, (T)widen(x.v[k + 1]));
+                    a2 = r.combine(a2, (T)widen(y.v[k]));
+                    a3 = r.combine(a3, (T)widen(y.v[k + 1]));
                 }
             }
             for (; j < nv; j += kRedThreads) {
                 V x = vb[j];
 #pragma unroll
-                for (int k = 0; k < kRedVec; k += 2) {
-                    a0 = r.combine(a0, x.v[k]);
-                    a1 = r.combine(a1, x.v[k + 1]);
+                for (int k = 0; k < NV; k += 2) {
+                    a0 = r.combine(a0, (T)widen(x.v[k]));
+                    a1 = r.combine(a1, (T)widen(x.v[k + 1]));
                 }
             }
-            for (i = begin + nv * kRedVec + threadIdx.x; i < end; i += kRedThreads)
-                a0 = r.combine(a0, *(const T *)(base + i * (int64_t)sizeof(T)));
+            for (i = begin + nv * NV + threadIdx.x; i < end; i += kRedThreads)
+                a0 = r.combine(a0, load_as<T, S>(base + i * (int64_t)sizeof(S)));
         } else if (g.nred == 1) {
             int64_t s = g.red_strides[0];
             for (; i + 3 * kRedThreads < end; i += 4 * kRedThreads) {
-                a0 = r.combine(a0, *(const T *)(base + i * s));
-                a1 = r.combine(a1, *(const T *)(base + (i + kRedThreads) * s));
-                a2 = r.combine(a2, *(const T *)(base + (i + 2 * kRedThreads) * s));
-                a3 = r.combine(a3, *(const T *)(base + (i + 3 * kRedThreads) * s));
+                a0 = r.combine(a0, load_as<T, S>(base + i * s));
+                a1 = r.combine(a1, load_as<T, S>(base + (i + kRedThreads) * s));
+                a2 = r.combine(a2, load_as<T, S>(base + (i + 2 * kRedThreads) * s));
+                a3 = r.combine(a3, load_as<T, S>(base + (i + 3 * kRedThreads) * s));
             }
-            for (; i < end; i += kRedThreads) a0 = r.combine(a0, *(const T *)(base + i * s));
+            for (; i < end; i += kRedThreads) a0 = r.combine(a0, load_as<T, S>(base + i * s));
         } else {
             for (; i < end; i += kRedThreads)
-                a0 = r.combine(a0, *(const T *)(base + geom_offset(g.nred, g.red_shape, g.red_strides, i)));
+                a0 = r.combine(a0, load_as<T, S>(base + geom_offset(g.nred, g.red_shape, g.red_strides, i)));
         }
         T acc = block_fold<T, R>(r.combine(r.combine(a0, a1), r.combine(a2, a3)), r);
         if (g.splits == 1) {
@@ -158,7 +164,7 @@ __global__ void __launch_bounds__(kRedThreads) red_inner(RedGeom g, const char *
 }
 
 /* outer: thread = output, block y = split; the last split of a block's outputs combines */
-template <class T, class R>
+template <class T, class S, class R>
 __global__ void __launch_bounds__(kRedThreads) red_outer(RedGeom g, const char *in, T *out, T *staging,
                                                          unsigned *counters, R r) {
     int64_t o = (int64_t)blockIdx.x * kRedThreads + threadIdx.x;
@@ -167,7 +173,7 @@ __global__ void __launch_bounds__(kRedThreads) red_outer(RedGeom g, const char *
         const char *base = in + geom_offset(g.nkept, g.kept_shape, g.kept_strides, o);
         int64_t begin = (int64_t)blockIdx.y * g.chunk, end = begin + g.chunk < g.count ? begin + g.chunk : g.count;
         for (int64_t i = begin; i < end; i++)
-            acc = r.combine(acc, *(const T *)(base + geom_offset(g.nred, g.red_shape, g.red_strides, i)));
+            acc = r.combine(acc, load_as<T, S>(base + geom_offset(g.nred, g.red_shape, g.red_strides, i)));
     }
     if (g.splits == 1) {
         if (o < g.nout) out[o] = finish(acc, g);
@@ -202,7 +208,7 @@ static inline int64_t plan_reduce(bool outer, int64_t nout, int64_t count, int s
     if (s < 1) s = 1;
     if (s > 65535) s = 65535;
     int64_t c = (count + s - 1) / s;
-    c = (c + kRedVec - 1) / kRedVec * kRedVec;   /* slices start vector-aligned */
+    c = (c + kRedAlign - 1) / kRedAlign * kRedAlign;   /* slices start vector-aligned */
     if (c < 1) c = 1;                            /* an empty reduction: each output is the identity */
     *chunk = c;
     *splits = (int)((count + c - 1) / c);
@@ -215,7 +221,8 @@ void *scratch_alloc(size_t nbytes);
 void scratch_free(void *p, size_t nbytes);
 int sm_count();
 
-template <class T, class R>
+/* T: the accumulating type; S: the input's stored type (float16/bfloat16 read as such, folded in float) */
+template <class T, class S = T, class R>
 static int launch_reduce(const lm_cuda_red_args *a, R r) {
     RedGeom g;
     g.nkept = a->nkept;
@@ -228,8 +235,8 @@ static int launch_reduce(const lm_cuda_red_args *a, R r) {
     g.count = a->count;
     g.mean = a->mean;
     if (g.nout == 0) return 0;
-    bool outer = g.nkept >= 1 && g.kept_strides[0] == (int64_t)sizeof(T) &&
-                 !(g.nred >= 1 && g.red_strides[0] == (int64_t)sizeof(T));
+    bool outer = g.nkept >= 1 && g.kept_strides[0] == (int64_t)sizeof(S) &&
+                 !(g.nred >= 1 && g.red_strides[0] == (int64_t)sizeof(S));
     int64_t xblocks = plan_reduce(outer, g.nout, g.count, sm_count(), &g.chunk, &g.splits);
     T *staging = nullptr;
     unsigned *counters = nullptr;
@@ -247,8 +254,8 @@ static int launch_reduce(const lm_cuda_red_args *a, R r) {
         cudaMemsetAsync(counters, 0, cbytes);
     }
     dim3 grid((unsigned)xblocks, (unsigned)g.splits);
-    if (outer) red_outer<T, R><<<grid, kRedThreads>>>(g, a->in, (T *)a->out, staging, counters, r);
-    else red_inner<T, R><<<grid, kRedThreads>>>(g, a->in, (T *)a->out, staging, counters, r);
+    if (outer) red_outer<T, S, R><<<grid, kRedThreads>>>(g, a->in, (T *)a->out, staging, counters, r);
+    else red_inner<T, S, R><<<grid, kRedThreads>>>(g, a->in, (T *)a->out, staging, counters, r);
     int err = (int)cudaGetLastError();
     scratch_free(staging, sbytes);   /* stream-ordered reuse: later work on the one stream follows this kernel */
     scratch_free(counters, cbytes);

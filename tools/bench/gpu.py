@@ -76,7 +76,21 @@ def main():
                      f"{flops / tt / 1e12:.0f} TFLOP/s", ""))
         show(rows[-1])
     loom.backends.cuda.matmul.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
-    del la, lb, ta, tb
+    for name in ("bfloat16", "float16"):
+        ld, td = getattr(loom, name), getattr(torch, name)
+        la16, lb16, ta16, tb16 = la.to(ld), lb.to(ld), ta.to(td), tb.to(td)
+        lt, tt = timed(lambda: la16 @ lb16, ls, rep, 3), timed(lambda: ta16 @ tb16, ts, rep, 3)
+        rows.append((f"matmul 8192^2 {name}", lt, tt, f"{flops / lt / 1e12:.0f} TFLOP/s",
+                     f"{flops / tt / 1e12:.0f} TFLOP/s", ""))
+        show(rows[-1])
+    del la, lb, ta, tb, la16, lb16, ta16, tb16
+    lh, th = loom.full((n,), 0.75, dtype=loom.bfloat16, device="cuda"), torch.full((n,), 0.75, dtype=torch.bfloat16,
+                                                                                     device="cuda")
+    lh2, th2 = loom.full((n,), 0.5, dtype=loom.bfloat16, device="cuda"), th.clone()
+    row("add 2^28 bfloat16", timed(lambda: lh + lh2, ls, rep, 5), timed(lambda: th + th2, ts, rep, 5), 3 * 2 * n)
+    row("exp 2^28 bfloat16", timed(lambda: loom.exp(lh), ls, rep, 5), timed(lambda: torch.exp(th), ts, rep, 5), 2 * 2 * n)
+    row("sum 2^28 bfloat16 (all)", timed(lambda: lh.sum(), ls, rep, 5), timed(lambda: th.sum(), ts, rep, 5), 2 * n)
+    del lh, th, lh2, th2
     sa, sb = loom.ones(4, device="cuda"), loom.ones(4, device="cuda")
     tsa, tsb = torch.ones(4, device="cuda"), torch.ones(4, device="cuda")
     row("tiny add (4 elements): host overhead per op", timed(lambda: sa + sb, ls, rep, 2000),
@@ -115,11 +129,12 @@ def main():
     def encoder(nn):
         return nn.TransformerEncoderLayer(256, 4, dim_feedforward=1024, dropout=0.0, batch_first=True).cuda()
 
-    def lm_step(lib, net, x):
+    def lm_step(lib, net, x, amp=False):
         opt = lib.optim.AdamW(net.parameters(), lr=1e-4)
 
         def f():
-            loss = net(x, is_causal=True, src_mask=mask[lib.__name__]).square().mean()
+            with lib.autocast("cuda", dtype=lib.bfloat16, enabled=amp):
+                loss = net(x, is_causal=True, src_mask=mask[lib.__name__]).float().square().mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -132,6 +147,12 @@ def main():
             timed(lm_step(torch, encoder(torch.nn), torch.randn(32, 128, 256, device="cuda")), ts, rep, 5))
     except Exception as e:   # report, keep the table
         print(f"transformer encoder layer step: {type(e).__name__}: {e}", flush=True)
+    try:
+        row("the same step under autocast(bfloat16)",
+            timed(lm_step(loom, encoder(loom.nn), loom.randn(32, 128, 256, device="cuda"), True), ls, rep, 5),
+            timed(lm_step(torch, encoder(torch.nn), torch.randn(32, 128, 256, device="cuda"), True), ts, rep, 5))
+    except Exception as e:
+        print(f"transformer step under autocast: {type(e).__name__}: {e}", flush=True)
 
     if args.markdown:
         print("| workload | loom | torch | loom/torch time | loom rate | torch rate |")

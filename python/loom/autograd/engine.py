@@ -5,17 +5,25 @@ shape, and accumulate into leaves (or capture them, for autograd.grad).
 The loop is C (loom._autograd.run); this module holds the Python functions it
 calls back: sum_to, _run_hooks and _accumulate."""
 from .. import _ops   # generated; it imports this package, so its names are read at call time
+from .._dtype import BY_CODE
 from .._tensor import Tensor
 
 
 def sum_to(g, shape):
     """Reduce a broadcast gradient to `shape` (the engine's job, not each formula's). A shape in
     a list, [shape or None], is a real input's beside a complex result: its gradient is the real
-    part (PyTorch's handle_r_to_c), so one formula serves real and complex operands."""
+    part (PyTorch's handle_r_to_c), so one formula serves real and complex operands; [shape or
+    None, dtype code] is a floating input of another dtype than the result (mixed precision): its
+    gradient is cast to that dtype (PyTorch's validate_outputs)."""
     if isinstance(shape, list):
-        if g.dtype.is_complex:
-            g = _ops.real(g)
-        shape = shape[0]
+        if len(shape) == 2:
+            shape, code = shape
+            if g.dtype.code != code:
+                g = g.to(BY_CODE[code])
+        else:
+            if g.dtype.is_complex:
+                g = _ops.real(g)
+            shape = shape[0]
         if shape is None:
             return g
     gs = tuple(g.shape)
