@@ -67,6 +67,13 @@ CASES = [
     # beta2 = 0.5 makes rho_t pass 5 at step 3 (the rectified update); weight decay both ways
     ("RAdam", dict(lr=0.05, betas=(0.8, 0.5), weight_decay=0.1)),
     ("RAdam", dict(lr=0.05, betas=(0.9, 0.6), weight_decay=0.2, decoupled_weight_decay=True, maximize=True)),
+    ("Adadelta", dict()),
+    ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1, maximize=True)),
+    ("Rprop", dict()),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.08), maximize=True)),
+    ("ASGD", dict(lr=0.05)),
+    # t0 = 2 starts the averaging (mu < 1) within the run; heavy lambd decays eta visibly
+    ("ASGD", dict(lr=0.05, lambd=0.3, alpha=0.5, t0=2, weight_decay=0.1, maximize=True)),
 ]
 # one group (the fused path), two groups with their own options, and a group with a parameter
 # that never gets a gradient (the per-parameter path)
@@ -326,3 +333,51 @@ def test_fused_adam_step_falls_back_for_a_non_contiguous_gradient():
     params[0].grad, params[1].grad = loom.ones(2, 3).t(), loom.ones(2)
     opt.step()
     np.testing.assert_allclose(params[0].detach().numpy(), np.full((3, 2), -0.1), rtol=1e-5)
+
+
+W0 = RNG.standard_normal((3, 2)) * 0.1
+
+
+def _rosenbrock_run(lib, steps, dtype, **kw):
+    mk = (lambda a: loom.tensor(a, dtype=getattr(loom, dtype), requires_grad=True)) if lib is loom else \
+        (lambda a: torch.tensor(a, dtype=getattr(torch, dtype), requires_grad=True))
+    xy, w = mk(np.array([-1.5, 2.0])), mk(W0.copy())
+    target = (lib.tensor if lib is torch else loom.tensor)(np.ones((3, 2)), dtype=getattr(lib, dtype))
+    opt = lib.optim.LBFGS([xy, w], **kw)
+    losses = []
+
+    def closure():
+        opt.zero_grad()
+        a, b = xy[0], xy[1]
+        loss = (1 - a) ** 2 + 100 * (b - a * a) ** 2 + ((w - target) ** 2).sum()
+        loss.backward()
+        return loss
+    for _ in range(steps):
+        losses.append(float(opt.step(closure).detach()))
+    to_np = (lambda p: p.detach().numpy()) if lib is torch else (lambda p: p.numpy())
+    return losses, [to_np(xy), to_np(w)], opt
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(line_search_fn="strong_wolfe"), dict(lr=0.5, history_size=3, max_iter=7),
+                                dict(line_search_fn="strong_wolfe", history_size=2, max_eval=9)], ids=str)
+def test_lbfgs_matches_torch_on_rosenbrock(kw):
+    ours, lp, lopt = _rosenbrock_run(loom, 4, "float64", **kw)
+    theirs, tp, topt = _rosenbrock_run(torch, 4, "float64", **kw)
+    # (Rosenbrock's valley amplifies the dot products' different rounding orders: 1e-8 after 80 iterations)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-9)
+    for a, b in zip(lp, tp):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-9)
+    ls, ts = lopt.state[lopt.param_groups[0]["params"][0]], topt.state[topt.param_groups[0]["params"][0]]
+    assert (ls["func_evals"], ls["n_iter"]) == (ts["func_evals"], ts["n_iter"])
+    if kw == dict(line_search_fn="strong_wolfe"):
+        assert ours[-1] < 1e-3 * ours[0]   # the line search reaches the valley floor
+
+
+def test_lbfgs_arguments():
+    p = loom.zeros(2, requires_grad=True)
+    with pytest.raises(ValueError, match="per-parameter options"):
+        optim.LBFGS([{"params": [p]}, {"params": [loom.zeros(1, requires_grad=True)]}])
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+        optim.LBFGS([p], line_search_fn="armijo")
+    with pytest.raises(TypeError, match="closure"):   # (as PyTorch's: the closure is required)
+        optim.LBFGS([p]).step()
