@@ -42,7 +42,8 @@ def var(self, dim, correction, keepdim):
     n = 1
     for d in dims:
         n *= self.shape[d] if self.ndim else 1
-    v = (xc * xc).sum(dim, keepdim=keepdim) / _b.max(n - c, 0)
+    sq = xc.real * xc.real + xc.imag * xc.imag if xc.dtype.is_complex else xc * xc   # (complex: |x - mean|^2, real)
+    v = sq.sum(dim, keepdim=keepdim) / _b.max(n - c, 0)
     if s is None:
         return v
     s = s.amax(dims, keepdim=keepdim)   # s * s can overflow where the variance does not
