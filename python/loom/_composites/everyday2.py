@@ -275,8 +275,7 @@ def _dim_unique(self, dim, sort, return_inverse, return_counts):
             raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
     n = x.shape[d]
     if n == 0:
-        return (x.clone(), _empty_long([0], x.device) if return_inverse else _empty_long([0], x.device),
-                _empty_long([0], x.device))
+        return x.clone(), _empty_long([0], x.device), _empty_long([0], x.device)
     moved = x.movedim([d], [0])
     rows = moved.reshape(n, -1)
     values, inverse, counts = _unique_rows(rows, sort, return_inverse, return_counts)
@@ -286,7 +285,7 @@ def _dim_unique(self, dim, sort, return_inverse, return_counts):
 
 
 def _unique2(self, sorted, return_inverse, return_counts):
-    # sorted=False gives them sorted too (PyTorch leaves that order unspecified)
+    # sorted=False gives them sorted too, as PyTorch's CPU kernel does (the order is unspecified there)
     return _ops._unique2_result(*_flat_unique(self, True, return_inverse, return_counts))
 
 
