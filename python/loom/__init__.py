@@ -25,6 +25,7 @@ from ._ops import *  # noqa: F401,F403  (every function declared in ops/)
 from . import _ops
 from ._multi import *  # noqa: F401,F403  (split, chunk, unbind, meshgrid, ...: several results)
 from ._everyday import *  # noqa: F401,F403  (einsum's and tensordot's call forms over their ops)
+from ._everyday2 import *  # noqa: F401,F403  (unique's and unique_consecutive's call forms over their ops)
 from . import _indexing  # noqa: F401  (installs Tensor.__getitem__/__setitem__, built on the ops)
 from . import _tensor_extras  # noqa: E402  (expand_as, view_as, new_zeros, clip, equal, ...: Tensor methods)
 _tensor_extras.install()

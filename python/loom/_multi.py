@@ -11,7 +11,7 @@ from ._dims import wrap_dim
 from ._errors import LoomIndexError
 
 __all__ = ["split", "chunk", "unbind", "broadcast_shapes", "broadcast_tensors", "meshgrid",
-           "atleast_1d", "atleast_2d", "atleast_3d"]
+           "atleast_1d", "atleast_2d", "atleast_3d", "tensor_split", "hsplit", "vsplit", "dsplit"]
 
 
 def _check_tensor(x, op, name="input"):
@@ -172,6 +172,90 @@ def atleast_3d(*tensors: Tensor) -> Any:
     return _atleast(3, tensors, "atleast_3d")
 
 
+def _sections_or_indices(arg, op):
+    """tensor_split's indices_or_sections: an int (sections), a list of ints (indices), or an int64
+    tensor of either (0-d: sections, 1-D: indices)."""
+    if isinstance(arg, Tensor):
+        if arg.dtype.name != "int64":
+            raise RuntimeError(f"{op}(): tensor_split expected tensor_indices_or_sections to have dtype of long, "
+                               f"but got {_TORCH_TYPE.get(arg.dtype.name, arg.dtype.name)}")
+        if arg.ndim > 1:
+            raise RuntimeError(f"{op}(): tensor_split expected tensor_indices_or_sections to be a zero-dimensional "
+                               f"or one-dimensional tensor, but got a tensor with {arg.ndim} dims")
+        arg = arg.tolist()
+    if isinstance(arg, (list, tuple)):
+        return None, [_int_arg(i, op, "indices") for i in arg]
+    if isinstance(arg, bool) or not isinstance(arg, Integral):
+        raise TypeError(f"{op}(): argument 'indices_or_sections' must be int, tuple of ints or Tensor, "
+                        f"not {type(arg).__name__}")
+    return int(arg), None
+
+
+_TORCH_TYPE = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+               "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _tensor_split(input, sections, indices, d, op):
+    n = input.shape[d]
+    if sections is not None:
+        if sections <= 0:
+            raise RuntimeError(f"{op}(): number of sections must be larger than 0, got {sections}")
+        small, extra = divmod(n, sections)
+        bounds, start = [], 0
+        for i in range(sections):
+            size = small + (1 if i < extra else 0)
+            bounds.append((start, size))
+            start += size
+    else:
+        def clamp(i):   # a slice's bounds: negative counts from the end, then clamped to [0, n]
+            return max(0, min(n, i + n if i < 0 else i))
+        edges = [0] + [clamp(i) for i in indices]
+        ends = [clamp(i) for i in indices] + [n]
+        bounds = [(s, max(0, e - s)) for s, e in zip(edges, ends)]
+    return tuple(input.narrow(d, s, ln) for s, ln in bounds)
+
+
+def tensor_split(input: Tensor, indices_or_sections: int | Sequence[int] | Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """Views of input split along dim into indices_or_sections pieces as equal as can be (the first
+    ones one larger), or at the indices of a list (as NumPy's array_split)."""
+    _check_tensor(input, "tensor_split")
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split(): tensor_split expected at least a 1-dimensional tensor, "
+                           "but got a tensor with 0 dims")
+    sections, indices = _sections_or_indices(indices_or_sections, "tensor_split")
+    d = _wrap(dim, input.ndim, "tensor_split")
+    return _tensor_split(input, sections, indices, d, "tensor_split")
+
+
+def _hvd_split(input, indices_or_sections, op, min_dims, dim):
+    _check_tensor(input, op)
+    if input.ndim < min_dims:
+        raise RuntimeError(f"{op}(): torch.{op} requires a tensor with at least {min_dims} dimension, "
+                           f"but got a tensor with {input.ndim} dimensions!")
+    sections, indices = _sections_or_indices(indices_or_sections, op)
+    if sections is not None and (sections == 0 or input.shape[dim] % sections):
+        raise RuntimeError(f"{op}(): torch.{op} attempted to split along dimension {dim}, but the size of the "
+                           f"dimension {input.shape[dim]} is not divisible by the split_size {sections}!")
+    return _tensor_split(input, sections, indices, dim, op)
+
+
+def hsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """tensor_split along dim 1 (dim 0 of a 1-D tensor); int sections must divide its size."""
+    _check_tensor(input, "hsplit")
+    return _hvd_split(input, indices_or_sections, "hsplit", 1, 1 if input.ndim > 1 else 0)
+
+
+def vsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """tensor_split along dim 0 of a tensor of at least 2 dims; int sections must divide its size."""
+    return _hvd_split(input, indices_or_sections, "vsplit", 2, 0)
+
+
+def dsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """tensor_split along dim 2 of a tensor of at least 3 dims; int sections must divide its size."""
+    return _hvd_split(input, indices_or_sections, "dsplit", 3, 2)
+
+
 def _split_method(self, split_size, dim=0):
     return split(self, split_size, dim)
 
@@ -179,3 +263,7 @@ def _split_method(self, split_size, dim=0):
 Tensor.split = _split_method
 Tensor.chunk = chunk
 Tensor.unbind = unbind
+Tensor.tensor_split = tensor_split
+Tensor.hsplit = hsplit
+Tensor.vsplit = vsplit
+Tensor.dsplit = dsplit
