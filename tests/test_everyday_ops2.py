@@ -538,3 +538,32 @@ def test_unique_sorted_false_sorts_as_torch_on_cpu():
     a = np.array([3, 1, 2, 1, 7, 0, 100])
     _same_all(loom.unique(loom.tensor(a), sorted=False, return_inverse=True),
               torch.unique(torch.tensor(a), sorted=False, return_inverse=True))
+
+
+def test_fmax_fmin_gcd_lcm_match_torch_at_the_edges():
+    nan = float("nan")
+    a, b = [1.0, nan, 3.0, nan, 2.0, -0.0], [2.0, 1.0, nan, nan, 2.0, 0.0]
+    for f in ("fmax", "fmin"):
+        got, want = getattr(loom, f)(loom.tensor(a), loom.tensor(b)), getattr(torch, f)(torch.tensor(a), torch.tensor(b))
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        assert np.array_equal(np.signbit(got.numpy()), np.signbit(want.numpy()))   # ties go to self
+        p, q = loom.tensor(a, requires_grad=True), loom.tensor(b, requires_grad=True)
+        tp, tq = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+        getattr(loom, f)(p, q).sum().backward()
+        getattr(torch, f)(tp, tq).sum().backward()
+        np.testing.assert_array_equal(p.grad.numpy(), tp.grad.numpy())
+        np.testing.assert_array_equal(q.grad.numpy(), tq.grad.numpy())
+    x, y = [12, -18, 0, 0, -(2 ** 63), 7, -4], [18, 12, 0, 5, 0, -21, -6]
+    for dt in ("int64", "int32", "int8"):
+        xs, ys = (x, y) if dt == "int64" else ([v for v in x if abs(v) < 100], [v for i, v in enumerate(y) if abs(x[i]) < 100])
+        for f in ("gcd", "lcm"):
+            got = getattr(loom, f)(loom.tensor(xs, dtype=getattr(loom, dt)), loom.tensor(ys, dtype=getattr(loom, dt)))
+            want = getattr(torch, f)(torch.tensor(xs, dtype=getattr(torch, dt)), torch.tensor(ys, dtype=getattr(torch, dt)))
+            if f == "lcm" and dt == "int64":
+                got, want = got[:4], want[:4]   # (lcm with the most negative value overflows)
+            assert got.dtype.name == dt and got.tolist() == want.tolist(), (f, dt)
+    g = loom.tensor([4, 6])
+    g.gcd_(loom.tensor([6, 9]))
+    assert g.tolist() == [2, 3]
+    with pytest.raises(TypeError):
+        loom.gcd(loom.tensor([1.5]), loom.tensor([2.0]))

@@ -158,6 +158,18 @@ def maximum_backward(grad, self, other):
     return grad * wins, grad * (1 - wins)
 
 
+def fmax_backward(grad, self, other):
+    """All of the gradient to the one fmax picked: self where self >= other or other is NaN
+    (ties to self, unlike maximum's halves), as PyTorch's."""
+    to_self = ((self >= other) | other.isnan()).to(grad.dtype)
+    return grad * to_self, grad * (1 - to_self)
+
+
+def fmin_backward(grad, self, other):
+    to_self = ((self <= other) | other.isnan()).to(grad.dtype)
+    return grad * to_self, grad * (1 - to_self)
+
+
 def zeros_like(grad):
     return lm.zeros_like(grad)
 
