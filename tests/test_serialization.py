@@ -88,10 +88,8 @@ def test_paths_and_files(tmp_path):
 
 
 def test_unsupported_objects_raise_type_error():
-    with pytest.raises(TypeError, match=r"cannot save an object of type set at obj\['s'\]"):
-        loom.save({"s": {1, 2}}, io.BytesIO())
-    with pytest.raises(TypeError, match="ndarray"):
-        loom.save([np.zeros(2)], io.BytesIO())
+    with pytest.raises(TypeError, match=r"cannot save the function at obj\['f'\]"):
+        loom.save({"f": lambda: 1}, io.BytesIO())
     loop = []
     loop.append(loop)
     with pytest.raises(ValueError, match="circular"):
@@ -184,7 +182,10 @@ def test_well_formed_but_invalid_manifests():
     with pytest.raises(SerializationError, match="entry for tensor 0 is invalid"):
         _load_bytes(_with_header(data, manifest=json.dumps(bad)))
     bad = dict(m, root={"pickle": "os.system"})
-    with pytest.raises(SerializationError, match="unknown value tag 'pickle'"):
+    with pytest.raises(SerializationError, match="invalid 'pickle' value"):
+        _load_bytes(_with_header(data, manifest=json.dumps(bad)))
+    bad = dict(m, root={"pickled": "x"})
+    with pytest.raises(SerializationError, match="unknown value tag 'pickled'"):
         _load_bytes(_with_header(data, manifest=json.dumps(bad)))
     bad = dict(m, root={"tensor": 99})
     with pytest.raises(SerializationError, match="invalid 'tensor' value"):

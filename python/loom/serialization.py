@@ -12,22 +12,25 @@ import base64
 import json
 import math
 import os
+import pickle
 import struct
 import zlib
 from collections import OrderedDict
 
 import numpy as np
 
-from . import cuda
+from . import _pickled, cuda
 from ._dtype import BY_CODE, dtype as _dtype_cls
 from ._numpy import from_numpy
+from ._pickled import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from ._tensor import Tensor, _RawView
 from .nn.parameter import Parameter
 
-__all__ = ["save", "load", "SerializationError", "FORMAT_VERSION"]
+__all__ = ["save", "load", "SerializationError", "FORMAT_VERSION", "add_safe_globals", "clear_safe_globals",
+           "get_safe_globals", "safe_globals", "get_unsafe_globals_in_checkpoint"]
 
 MAGIC = b"\x89LOOM\r\n\x1a"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _HEADER = struct.Struct("<8sIIQ")
 _ALIGN = 64
 _DTYPES = {d.name: d for d in BY_CODE}
@@ -39,49 +42,79 @@ class SerializationError(RuntimeError):
 
 
 # ---------------------------------------------------------------- encoding
-def _encode(x, tensors, memo, path, active):
-    if x is None or isinstance(x, (bool, str)):
-        return x
-    if isinstance(x, (int, np.integer)) and not isinstance(x, np.bool_):
-        return int(x)
-    if isinstance(x, (float, np.floating)):
-        x = float(x)
-        return x if math.isfinite(x) else {"float": repr(x)}
-    if isinstance(x, np.bool_):
-        return bool(x)
-    if isinstance(x, Tensor):
-        i = memo.get(id(x))
-        if i is None:   # the same tensor object twice is stored once and loads as one object
-            i = memo[id(x)] = len(tensors)
-            tensors.append((x, path))
-        return {"tensor": i}
-    if isinstance(x, _dtype_cls):
-        return {"dtype": x.name}
-    if isinstance(x, bytes):
-        return {"bytes": base64.b64encode(x).decode("ascii")}
-    if isinstance(x, (list, tuple, dict)):
-        if id(x) in active:
+def _is_array(x):
+    """A NumPy array loom stores as a payload: numbers and booleans (object and string arrays are pickled)."""
+    return isinstance(x, np.ndarray) and x.dtype.kind in "biufc" and not x.dtype.fields
+
+
+class _Encoder:
+    """The manifest's object tree; tensors and arrays go to self.table, what JSON cannot say to a pickle."""
+
+    def __init__(self, pickle_module, protocol):
+        self.table, self.memo, self.active = [], {}, set()
+        self.pickle_module, self.protocol, self.pickled = pickle_module, protocol, False
+
+    def ref(self, x, path="obj (pickled)"):
+        if not (isinstance(x, Tensor) or _is_array(x)):
+            return None
+        i = self.memo.get(id(x))
+        if i is None:   # the same object twice is stored once and loads as one object
+            i = self.memo[id(x)] = len(self.table)
+            self.table.append((x, path))
+        return i
+
+    def __call__(self, x, path):
+        if x is None or isinstance(x, (bool, str)):
+            return x
+        if isinstance(x, (int, np.integer)) and not isinstance(x, np.bool_):
+            return int(x)
+        if isinstance(x, (float, np.floating)):
+            x = float(x)
+            return x if math.isfinite(x) else {"float": repr(x)}
+        if isinstance(x, np.bool_):
+            return bool(x)
+        if isinstance(x, Tensor):
+            return {"tensor": self.ref(x, path)}
+        if _is_array(x):
+            return {"ndarray": self.ref(x, path)}
+        if isinstance(x, _dtype_cls):
+            return {"dtype": x.name}
+        if isinstance(x, bytes):
+            return {"bytes": base64.b64encode(x).decode("ascii")}
+        if isinstance(x, (list, tuple, dict)):
+            return self.container(x, path)
+        return self.pickle(x, path)
+
+    def container(self, x, path):
+        if id(x) in self.active:
             raise ValueError(f"loom.save(): {path} contains itself; circular references cannot be saved")
-        active.add(id(x))
+        self.active.add(id(x))
         try:
             if isinstance(x, dict):
-                items = [[_encode(k, tensors, memo, f"{path} (a key)", active),
-                          _encode(v, tensors, memo, f"{path}[{k!r}]", active)] for k, v in x.items()]
+                items = [[self(k, f"{path} (a key)"), self(v, f"{path}[{k!r}]")] for k, v in x.items()]
                 return {"odict" if isinstance(x, OrderedDict) else "dict": items}
-            values = [_encode(v, tensors, memo, f"{path}[{i}]", active) for i, v in enumerate(x)]
+            values = [self(v, f"{path}[{i}]") for i, v in enumerate(x)]
             return values if isinstance(x, list) else {"tuple": values}
         finally:
-            active.discard(id(x))
-    raise TypeError(f"loom.save(): cannot save an object of type {type(x).__name__} at {path}; supported are "
-                    "tensors, dicts (OrderedDict too), lists, tuples, str, bytes, int, float, bool, None and "
-                    "loom dtypes")
+            self.active.discard(id(x))
+
+    def pickle(self, x, path):
+        try:
+            data = _pickled.dumps(x, self.ref, self.protocol, self.pickle_module)
+        except (pickle.PicklingError, TypeError, AttributeError) as err:
+            raise TypeError(f"loom.save(): cannot save the {type(x).__name__} at {path}: {err}") from err
+        self.pickled = True
+        return {"pickle": base64.b64encode(data).decode("ascii")}
 
 
 def _array_of(t):
     """t's values as a C-contiguous little-endian NumPy array (views and strided tensors are copied)."""
-    if t.device.type != "cpu":
+    if isinstance(t, np.ndarray):
+        a = t
+    elif t.device.type != "cpu":
         t = t.to("cpu")
-    a = np.asarray(_RawView(t.detach()))   # bfloat16 as the uint16 holding it
+    if not isinstance(t, np.ndarray):
+        a = np.asarray(_RawView(t.detach()))   # bfloat16 as the uint16 holding it
     if not a.flags.c_contiguous:
         a = a.copy(order="C")   # (np.ascontiguousarray would turn a 0-d array into 1-d)
     if a.dtype.byteorder == ">" or (a.dtype.byteorder == "=" and not np.little_endian):
@@ -93,31 +126,39 @@ def _pad(n):
     return -n % _ALIGN
 
 
-def save(obj, f):
-    """Save obj (tensors, dicts, lists, tuples, numbers, strings, None, nested) to a path or a binary
-    file object. Tensors are stored by value: views and non-contiguous tensors as their elements, tensors
-    sharing storage as separate copies."""
-    tensors = []
-    root = _encode(obj, tensors, {}, "obj", set())
+def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
+    """Save obj to a path or a binary file object. Tensors, NumPy arrays, dicts, lists, tuples, numbers,
+    strings, bytes, None and dtypes are written pickle-free; any other object (a whole nn.Module, a
+    user's class) is pickled, with its tensors and arrays still stored as payloads, and loads only with
+    weights_only=False or its classes in loom.serialization.safe_globals. Tensors are stored by value:
+    views and non-contiguous tensors as their elements, tensors sharing storage as separate copies."""
+    enc = _Encoder(pickle_module, pickle_protocol)
+    root = enc(obj, "obj")
     arrays, entries, offset = [], [], 0
-    for t, path in tensors:
+    for t, path in enc.table:
         a = _array_of(t)
         raw = a.reshape(-1).view(np.uint8)
         offset += _pad(offset)
-        entry = {"dtype": t.dtype.name, "shape": list(a.shape), "offset": offset, "nbytes": raw.size,
-                 "crc32": zlib.crc32(raw), "path": path}
-        if getattr(t, "requires_grad", False):
-            entry["requires_grad"] = True
-        if type(t).__name__ == "Parameter":
-            entry["parameter"] = True
-        if t.device.type != "cpu":   # loaded back onto it unless map_location says otherwise
-            entry["device"] = str(t.device)
+        entry = {"dtype": a.dtype.str if isinstance(t, np.ndarray) else t.dtype.name, "shape": list(a.shape),
+                 "offset": offset, "nbytes": raw.size, "crc32": zlib.crc32(raw), "path": path}
+        if isinstance(t, np.ndarray):
+            entry["numpy"] = True
+        else:
+            if getattr(t, "requires_grad", False):
+                entry["requires_grad"] = True
+            if type(t).__name__ == "Parameter":
+                entry["parameter"] = True
+            if t.device.type != "cpu":   # loaded back onto it unless map_location says otherwise
+                entry["device"] = str(t.device)
         entries.append(entry)
         arrays.append(raw)
         offset += raw.size
+    # version 1 readers can read a file without arrays or pickles: it is written as version 1
+    version = FORMAT_VERSION if enc.pickled or any(e.get("numpy") for e in entries) else 1
     manifest = json.dumps({"root": root, "tensors": entries, "data_bytes": offset},
                           separators=(",", ":"), allow_nan=False).encode("utf-8")
-    header = _HEADER.pack(MAGIC, FORMAT_VERSION, zlib.crc32(manifest), len(manifest))
+    header = _HEADER.pack(MAGIC, version, zlib.crc32(manifest), len(manifest))
 
     def write(out):
         out.write(header)
@@ -207,7 +248,7 @@ def _read_header(r):
 
 def _check_entry(r, i, e, data_bytes):
     try:
-        dt = _DTYPES[e["dtype"]]
+        dt = _numpy_dtype(e["dtype"]) if e.get("numpy") else _DTYPES[e["dtype"]]
         shape = [int(s) for s in e["shape"]]
         offset, nbytes = int(e["offset"]), int(e["nbytes"])
         if any(s < 0 for s in shape) or nbytes != math.prod(shape) * dt.itemsize:
@@ -220,6 +261,13 @@ def _check_entry(r, i, e, data_bytes):
     return dt, shape, offset, nbytes
 
 
+def _numpy_dtype(s):
+    dt = np.dtype(str(s))
+    if dt.kind not in "biufc" or dt.fields:
+        raise ValueError(f"{s!r} is not a numeric NumPy dtype")
+    return dt
+
+
 def _read_tensors(r, entries, data_bytes):
     out, pos = [], 0
     for i, e in enumerate(entries):
@@ -228,7 +276,7 @@ def _read_tensors(r, entries, data_bytes):
             r.fail(f"the manifest's entry for tensor {i} overlaps the previous tensor")
         where = f"tensor {i} ({e.get('path', '?')})"
         r.exact(offset - pos, f"the padding before {where}")
-        a = np.empty(shape, dtype=dt.raw.newbyteorder("<"))
+        a = np.empty(shape, dtype=(dt if e.get("numpy") else dt.raw).newbyteorder("<"))
         raw = a.reshape(-1).view(np.uint8)
         got = r.into(raw)
         if got < nbytes:
@@ -238,6 +286,9 @@ def _read_tensors(r, entries, data_bytes):
         pos = offset + nbytes
         if not a.dtype.isnative:
             a = a.astype(a.dtype.newbyteorder("="))
+        if e.get("numpy"):
+            out.append(a)
+            continue
         t = from_numpy(a, _as=dt)
         if e.get("parameter") or e.get("requires_grad"):
             t = _as_parameter(t) if e.get("parameter") else t.requires_grad_(True)
@@ -251,29 +302,36 @@ def _as_parameter(t):
     return Parameter(t)
 
 
-def _decode(x, tensors, r):
+def _decode(x, tensors, r, weights_only):
     if x is None or isinstance(x, (bool, int, float, str)):
         return x
     if isinstance(x, list):
-        return [_decode(v, tensors, r) for v in x]
+        return [_decode(v, tensors, r, weights_only) for v in x]
     if isinstance(x, dict) and len(x) == 1:
         (tag, v), = x.items()
         try:
-            if tag == "tensor":
+            if tag in ("tensor", "ndarray"):
+                if isinstance(tensors[v], np.ndarray) != (tag == "ndarray"):
+                    raise TypeError(f"entry {v} is not a {tag}")
                 return tensors[v]
             if tag in ("dict", "odict"):
-                pairs = ((_hashable(_decode(k, tensors, r)), _decode(val, tensors, r)) for k, val in v)
+                pairs = ((_hashable(_decode(k, tensors, r, weights_only)), _decode(val, tensors, r, weights_only))
+                         for k, val in v)
                 return OrderedDict(pairs) if tag == "odict" else dict(pairs)
             if tag == "tuple":
-                return tuple(_decode(e, tensors, r) for e in v)
+                return tuple(_decode(e, tensors, r, weights_only) for e in v)
             if tag == "float":
                 return float(v)
             if tag == "bytes":
                 return base64.b64decode(v, validate=True)
             if tag == "dtype":
                 return _DTYPES[v]
+            if tag == "pickle":
+                data = base64.b64decode(v, validate=True)
         except (KeyError, IndexError, TypeError, ValueError) as err:
             r.fail(f"the manifest holds an invalid {tag!r} value ({err!s})")
+        if tag == "pickle":   # outside the try: an object's own errors while unpickling are its own
+            return _pickled.loads(data, tensors, weights_only)
         r.fail(f"the manifest holds an unknown value tag {tag!r}")
     r.fail(f"the manifest holds an unexpected value of type {type(x).__name__}")
 
@@ -282,22 +340,24 @@ def _hashable(k):
     return tuple(_hashable(e) for e in k) if isinstance(k, list) else k
 
 
-def load(f, map_location=None, *, weights_only=None, mmap=None):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """Load an object saved by loom.save from a path or a binary file object. map_location, if given,
-    moves every tensor to that device. (weights_only is accepted for PyTorch compatibility; loading never
-    runs code from the file.) Raises SerializationError (a RuntimeError) for a file that is not a loom
-    file, comes from a newer format version, is truncated or corrupted."""
+    moves every tensor to that device. Whole objects pickled by loom.save load only with
+    weights_only=False (trusted files: it runs the pickle) or with their classes allow-listed through
+    loom.serialization.add_safe_globals / safe_globals; everything else never runs code from the file.
+    Raises SerializationError (a RuntimeError) for a file that is not a loom file, comes from a newer
+    format version, is truncated or corrupted."""
     if mmap:
         raise NotImplementedError("loom.load(): mmap=True is not supported")
-    if isinstance(f, (str, os.PathLike)):
-        with open(f, "rb") as fh:
-            return _load(_Reader(fh, os.fspath(f)), map_location)
-    if not hasattr(f, "read"):
-        raise TypeError(f"loom.load(): expected a path or a binary file object, got {type(f).__name__}")
-    return _load(_Reader(f, str(getattr(f, "name", "<file object>"))), map_location)
+    if pickle_module is not None:
+        if weights_only:
+            raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+        weights_only = False
+    weights_only = weights_only is None or bool(weights_only)
+    return _opened(f, "loom.load()", lambda r: _load(r, map_location, weights_only))
 
 
-def _load(r, map_location):
+def _read_manifest(r):
     crc, length = _read_header(r)
     try:
         size = os.fstat(r.f.fileno()).st_size
@@ -311,16 +371,31 @@ def _load(r, map_location):
         r.fail("the manifest is corrupted (checksum mismatch)")
     try:
         m = json.loads(manifest.decode("utf-8"))
-        root, entries, data_bytes = m["root"], m["tensors"], int(m["data_bytes"])
-        if not isinstance(entries, list):
+        m["root"], int(m["data_bytes"])
+        if not isinstance(m["tensors"], list):
             raise TypeError("'tensors' is not a list")
     except (ValueError, KeyError, TypeError) as err:
         r.fail(f"the manifest is not valid ({err!s})")
+    return m, length
+
+
+def _opened(f, what, fn):
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as fh:
+            return fn(_Reader(fh, os.fspath(f)))
+    if not hasattr(f, "read"):
+        raise TypeError(f"{what}: expected a path or a binary file object, got {type(f).__name__}")
+    return fn(_Reader(f, str(getattr(f, "name", "<file object>"))))
+
+
+def _load(r, map_location, weights_only):
+    m, length = _read_manifest(r)
+    root, entries, data_bytes = m["root"], m["tensors"], int(m["data_bytes"])
     r.exact(_pad(_HEADER.size + length), "the padding after the manifest")
     tensors = _read_tensors(r, entries, data_bytes)
     saved = [str(e.get("device", "cpu")) if isinstance(e, dict) else "cpu" for e in entries]
-    tensors = [_move(t, where, map_location) for t, where in zip(tensors, saved)]
-    return _decode(root, tensors, r)
+    tensors = [t if isinstance(t, np.ndarray) else _move(t, where, map_location) for t, where in zip(tensors, saved)]
+    return _decode(root, tensors, r, weights_only)
 
 
 def _move(t, where, map_location):
@@ -338,3 +413,23 @@ def _move(t, where, map_location):
                                "False. If you are running on a CPU-only machine, please use loom.load with "
                                "map_location='cpu' to map your storages to the CPU.")
     return t if str(target) == "cpu" else t.to(target)
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The globals named by the whole objects pickled in a loom file that a weights_only load would
+    refuse now (neither loom's defaults nor added with add_safe_globals), without constructing any."""
+    found = []
+
+    def walk(x):
+        if isinstance(x, list):
+            for v in x:
+                walk(v)
+        elif isinstance(x, dict):
+            for tag, v in x.items():
+                if tag == "pickle" and isinstance(v, str):
+                    _pickled.unsafe_globals(base64.b64decode(v, validate=True), found)
+                else:
+                    walk(v)
+
+    walk(_opened(f, "get_unsafe_globals_in_checkpoint()", _read_manifest)[0]["root"])
+    return list(dict.fromkeys(found))
