@@ -64,6 +64,8 @@ def _python(op):
         out.append(f"`Tensor.{op.name}_(...)`")
     if op.operators:
         out.append("operators " + ", ".join(f"`{d}`" for d in op.operators))
+    if op.aliases:
+        out.append("aliases " + ", ".join(f"`{a}`" for a in op.aliases))
     return "; ".join(out) or "(internal: no Python variant)"
 
 

@@ -62,19 +62,21 @@ def _python_context(model):
         fname=lambda op, suffix="": pygen.fname(op, suffix, overloaded),
         fnames=lambda group, suffix="": [pygen.fname(op, suffix, overloaded) for op in group],
         docstring=pygen.docstring, group_doc=pygen.group_doc, call_through=pygen.call_through)
-    methods, public, dunders, inplace_overloaded = [], [], [], []
+    methods, public, dunders, inplace_overloaded, aliases = [], [], [], [], []
     for name, group in groups.items():
         fn = name if name in overloaded else pygen.fname(group[0])
+        names = [name, *dict.fromkeys(a for op in group for a in op.aliases)]
         if any("function" in op.variants for op in group):
-            public.append(name)
+            public += names
+            aliases += [(a, fn) for a in names[1:]]
         if any("method" in op.variants for op in group):
-            methods.append((name, fn))
+            methods += [(n, fn) for n in names]
         inplace = [op for op in group if "inplace" in op.variants]
         if len(inplace) > 1:   # scatter_(.., src) and scatter_(.., value): a resolver picks the overload
             inplace_overloaded.append((name + "_", inplace))
-            methods.append((name + "_", name + "_"))
+            methods += [(n + "_", name + "_") for n in names]
         elif inplace:
-            methods.append((name + "_", pygen.fname(inplace[0], "_", overloaded)))
+            methods += [(n + "_", pygen.fname(inplace[0], "_", overloaded)) for n in names]
         for op in group:
             for d in op.operators:
                 dunders.append((op, d, pyops.dunder_kind(d)))
@@ -83,7 +85,8 @@ def _python_context(model):
     composite_modules = sorted({op.kernel.split(".")[0] for op in model.ops if op.kind == "composite"})
     return dict(py=py, p=pygen, o=pyops, groups=list(groups.items()), scalar_consts=consts,
                 composite_modules=composite_modules, overloaded=[(n, groups[n]) for n in groups if n in overloaded],
-                methods=methods, public=public, dunders=dunders, inplace_overloaded=inplace_overloaded)
+                methods=methods, public=public, dunders=dunders, inplace_overloaded=inplace_overloaded,
+                aliases=aliases)
 
 
 def render(model, native, derivs=()):

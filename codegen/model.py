@@ -20,7 +20,7 @@ PROMOTE = ("default", "float", "bool_out", "scalars")
 REDUCE_RULES = ("sum", "keep", "bool", "float")
 TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "skip", "nondeterministic", "layouts", "dtypes")
 KEYS = ("func", "variants", "out", "doc", "dtypes", "index_args", "cross_device", "upcast", "autocast", "promote", "result", "reduce", "mean", "operators", "test",
-        "python_module") + KINDS
+        "python_module", "aliases") + KINDS
 PYTHON_MODULES = ("linalg", "fft", "special", "nn.functional")   # the namespaces python_module: places ops in
 CTX_TYPES = ("Scalar", "float", "int", "bool")
 
@@ -62,6 +62,7 @@ class Op:
     # `upcast: cpu`: on CUDA the kernel meets the 16-bit tensors themselves (cuBLAS's 16-bit GEMMs
     # accumulate in float32 on their own: matmul, linear)
     upcast_cuda: bool = True
+    aliases: tuple = ()   # other names of the same function/method/in-place variant (arccos for acos)
 
     @property
     def name(self):
@@ -402,6 +403,10 @@ def parse_op(entry, path, kernels):
     operators = entry.get("operators", [])
     if not isinstance(operators, list):
         err("'operators' must be a list like [__add__, __radd__]", "operators")
+    aliases = entry.get("aliases", [])
+    if not isinstance(aliases, list) or not all(isinstance(a, str) and re.match(r"^[a-z][a-z0-9_]*[a-z0-9]$", a)
+                                                for a in aliases):
+        err("'aliases' must be a list of Python names like [arccos]", "aliases")
     test = entry.get("test", {})
     if not isinstance(test, dict):
         err("'test' must be a mapping", "test")
@@ -438,7 +443,8 @@ def parse_op(entry, path, kernels):
             kind == "pointwise" and kernel.strip() in kernels.checked, path,
             _python_module(entry.get("python_module", []), schema.name, lambda m: err(m, "python_module")),
             kernels.cuda(kind, kernel.strip(), schema), cross_device, upcast, autocast, result == "real",
-            kind == "pointwise" and kernel.strip() in kernels.complex_bodies, upcast_cuda=upcast_cuda)
+            kind == "pointwise" and kernel.strip() in kernels.complex_bodies, upcast_cuda=upcast_cuda,
+            aliases=tuple(aliases))
     _check_kind(op, err)
     _check_variants(op, err)
     return op
@@ -452,6 +458,13 @@ def _check_model(ops):
             if where[0] != op.name:
                 raise SpecError(op.file, op.line, f"loom.{module}.{alias} is already {where[0]} ({where[1]})")
     names = {o.name for o in ops}
+    alias_of = {}
+    for op in ops:
+        for a in op.aliases:
+            if a in names or a.rstrip("_") in names:
+                raise SpecError(op.file, op.line, f"alias '{a}' of '{op.name}' is already an op's name")
+            if alias_of.setdefault(a, op.name) != op.name:
+                raise SpecError(op.file, op.line, f"alias '{a}' is already an alias of '{alias_of[a]}'")
     for op in ops:
         full = op.schema.full_name
         if full in seen:

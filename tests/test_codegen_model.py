@@ -180,8 +180,32 @@ def test_installed_variants_match_the_model(op):
 
 
 def test_exported_functions_are_the_models():
-    want = {op.name for op in MODEL.ops if "function" in op.variants}
+    want = {n for op in MODEL.ops if "function" in op.variants for n in (op.name, *op.aliases)}
     assert set(loom._ops.__all__) == want
+
+
+def test_aliases_are_the_same_functions_and_methods():
+    aliased = [op for op in MODEL.ops if op.aliases]
+    assert {"arccos", "clip", "concatenate", "divide", "greater_equal"} <= {a for op in aliased for a in op.aliases}
+    for op in aliased:
+        for a in op.aliases:
+            if "function" in op.variants:
+                assert getattr(loom, a) is getattr(loom, op.name), a
+            if "method" in op.variants:
+                assert getattr(loom.Tensor, a) is getattr(loom.Tensor, op.name), a
+            if "inplace" in op.variants:
+                assert getattr(loom.Tensor, a + "_") is getattr(loom.Tensor, op.name + "_"), a
+
+
+def test_an_alias_that_is_taken_or_not_a_name_is_a_line_error(tmp_path):
+    op = MODEL.get("acos")
+    text = _real(op.file)
+    for bad, msg in (("[arcsin]", "alias 'arcsin' is already an alias of 'asin'"),
+                     ("[asin]", "alias 'asin' of 'acos' is already an op's name"),
+                     ("[Arc-cos]", "'aliases' must be a list of Python names")):
+        with pytest.raises(SpecError) as err:
+            _load_text(tmp_path, op.file, text.replace("  aliases: [arccos]\n", f"  aliases: {bad}\n", 1))
+        assert msg in str(err.value) and str(err.value).startswith(f"{op.file}:"), str(err.value)
 
 
 def test_overloaded_docstrings_cover_every_overload():

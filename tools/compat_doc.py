@@ -73,7 +73,8 @@ def _op_rows(m, derivs):
         if name.startswith("_") or not variants & {"function", "method", "inplace"} and not any(
                 op.python_module for op in ops):
             continue   # internal: reached only through other ops
-        extra = sorted({f"loom.{mod}.{alias or name}" for op in ops for mod, alias in op.python_module})
+        extra = sorted({f"loom.{mod}.{alias or name}" for op in ops for mod, alias in op.python_module}
+                       | {a for op in ops for a in op.aliases})
         cuda = {op.cuda for op in ops}
         device = ("CPU, CUDA" if cuda & {"generated", "shared", "own", "composite"} else
                   "CPU, CUDA (host fallback)" if "fallback" in cuda else "CPU")

@@ -29,7 +29,7 @@ from ._everyday2 import *  # noqa: F401,F403  (unique's and unique_consecutive's
 from . import _indexing  # noqa: F401  (installs Tensor.__getitem__/__setitem__, built on the ops)
 from . import _tensor_extras  # noqa: E402  (expand_as, view_as, new_zeros, clip, equal, ...: Tensor methods)
 _tensor_extras.install()
-from ._tensor_extras import absolute, clip, equal, nonzero, where  # noqa: E402,F401  (functions as well, as torch's)
+from ._tensor_extras import equal, nonzero, where  # noqa: E402,F401  (functions as well, as torch's)
 from ._compile import compile  # noqa: E402,F401
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled

@@ -1,32 +1,16 @@
 """Tensor methods PyTorch code calls that are one-liners over the ops: the shape or dtype of
-another tensor (expand_as, view_as, reshape_as), aliases (ndimension, absolute, clip), equal,
+another tensor (expand_as, view_as, reshape_as), the alias ndimension, equal,
 and the new_* factories, which default to the tensor's own dtype and device; nonzero(as_tuple=) and
 one-argument where(condition), whose results change kind with an argument. install() puts them on
 Tensor, as _indexing puts its dunders."""
 from . import _ops
 from ._numpy import tensor
-from ._ops import abs, abs_, clamp, clamp_, empty, full, imag, ones, real, zeros
+from ._ops import empty, full, imag, ones, real, zeros
 from ._tensor import Tensor
 
 
 def ndimension(self):
     return self.ndim
-
-
-def absolute(self):
-    return abs(self)
-
-
-def absolute_(self):
-    return abs_(self)
-
-
-def clip(self, min=None, max=None):
-    return clamp(self, min, max)
-
-
-def clip_(self, min=None, max=None):
-    return clamp_(self, min, max)
 
 
 def equal(self, other):
@@ -101,7 +85,7 @@ nonzero.__doc__ = f"{_ops.nonzero.__doc__}\n\n{nonzero.__doc__}"
 where.__doc__ = f"{_ops.where.__doc__}\n\n{where.__doc__}"
 
 
-METHODS = (ndimension, absolute, absolute_, clip, clip_, equal, expand_as, view_as, reshape_as,
+METHODS = (ndimension, equal, expand_as, view_as, reshape_as,
            new_zeros, new_ones, new_empty, new_full, new_tensor)
 
 
