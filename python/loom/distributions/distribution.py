@@ -1,12 +1,30 @@
 """The Distribution base class, as torch.distributions.Distribution: batch_shape/event_shape, sample/rsample,
 log_prob, entropy, mean/variance/stddev, and argument validation (on by default, as PyTorch's __debug__)."""
 from .. import _dtype
+from .. import _linalg_api
 from .. import _multi
 from .. import _numpy
 from .. import _ops
 from .. import _tensor
 from .._runtime import get_default_dtype
 from ..autograd import grad_mode as _grad_mode
+
+
+class lazy_property:
+    """A value computed on first access and then cached in the instance's __dict__ (as PyTorch's lazy_property):
+    a parameter given to __init__ (set in __dict__ there) shadows it, and only those are validated."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__doc__ = fn.__doc__
+        self.__name__ = fn.__name__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = self.fn(instance)
+        instance.__dict__[self.__name__] = value
+        return value
 
 
 class Distribution:
@@ -60,6 +78,22 @@ class Distribution:
     @property
     def stddev(self):
         return self.variance.sqrt()
+
+    def expand(self, batch_shape, _instance=None):
+        """A view of this distribution with its parameters expanded to batch_shape (no copy), as PyTorch's: every
+        tensor parameter (those named in arg_constraints that are set, and `_expand_extra`) keeps its event dims."""
+        new = _instance if _instance is not None else type(self).__new__(type(self))
+        batch_shape = _tensor.Size(tuple(batch_shape))
+        nb = len(self._batch_shape)
+        names = set(self.arg_constraints) | set(self._expand_extra)
+        for k, v in self.__dict__.items():
+            if k in names and isinstance(v, _tensor.Tensor):
+                v = v.expand(tuple(batch_shape) + tuple(v.shape[nb:]))
+            new.__dict__[k] = v
+        new._batch_shape = batch_shape
+        return new
+
+    _expand_extra = ("_param",)
 
     def sample(self, sample_shape=()):
         """Draws without gradient; rsample's under no_grad where there is one."""
@@ -135,6 +169,32 @@ def simplex(v):
 
 def nonnegative_integer(v):
     return _all((v >= 0) & (v == v.floor())), "IntegerGreaterThan(lower_bound=0)"
+
+
+def nonnegative(v):
+    return _all(v >= 0), "GreaterThanEq(lower_bound=0.0)"
+
+
+def real_vector(v):
+    return _all(v == v), "IndependentConstraint(Real(), 1)"
+
+
+def one_hot(v):
+    return _all((v == 0) | (v == 1)) and _all(v.sum(-1) == 1), "OneHot()"
+
+
+def lower_cholesky(v):
+    return _all(v.tril() == v) and _all(v.diagonal(dim1=-2, dim2=-1) > 0), "LowerCholesky()"
+
+
+def positive_definite(v):
+    symmetric = _all(((v - v.mT).abs() <= 1e-6 * (1 + v.abs())))
+    return symmetric and _all(_linalg_api.cholesky_ex(v).info == 0), "PositiveDefinite()"
+
+
+def sum_rightmost(value, dim):
+    """value summed over its `dim` rightmost dims."""
+    return value.sum(tuple(range(-dim, 0))) if dim > 0 else value
 
 
 def broadcast_all(*values):
