@@ -1,6 +1,8 @@
 """Converting Python arguments into C ones for the generated op functions.
 
 These run on every op call, so the common cases are the first branch."""
+import functools
+import inspect
 import operator
 from numbers import Integral, Number, Real
 
@@ -49,6 +51,27 @@ _INT64_MAX = 2 ** 63 - 1
 
 def _type_error(op, name, want, got):
     raise TypeError(f"{op}(): argument '{name}' must be {want}, not {type(got).__name__}")
+
+
+def takes_tensors(*names, label=None):
+    """For hand-written public functions: the named parameters must be Tensors, checked before the
+    body runs, so a wrong type is a TypeError naming the function and the argument (as the generated
+    functions' is), never an AttributeError from inside the body. A parameter left at its default
+    is not checked. label: the name users call it by, where that is not the function's own."""
+    def wrap(fn):
+        params = list(inspect.signature(fn).parameters)
+        where = tuple((n, params.index(n)) for n in names)
+        name = label or fn.__name__
+
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            for n, i in where:
+                x = args[i] if i < len(args) else kwargs.get(n, Tensor)
+                if not isinstance(x, Tensor) and x is not Tensor:
+                    _type_error(name, n, "Tensor", x)
+            return fn(*args, **kwargs)
+        return checked
+    return wrap
 
 
 # Python numbers become weak 0-d tensors; the common ones are made once.

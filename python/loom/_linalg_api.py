@@ -6,6 +6,7 @@ from collections import namedtuple
 
 import numpy as _np
 
+from ._args import takes_tensors
 from . import _ops
 from ._numpy import tensor as _tensor_from
 
@@ -70,6 +71,7 @@ def _vector_rhs(A, B):
 SolveEx = namedtuple("solve_ex", ["result", "info"])
 
 
+@takes_tensors("A", "B")
 def solve_ex(A, B, *, left=True, check_errors=False):
     _check_square(A, "linalg.solve")
     vec = _vector_rhs(A, B)
@@ -89,6 +91,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     return SolveEx(X.squeeze(-1) if vec else X, info)
 
 
+@takes_tensors("A", "B")
 def solve(A, B, *, left=True):
     """X with A X = B (X A = B when left=False); B may be a (batch of) vector(s)."""
     return solve_ex(A, B, left=left, check_errors=True).result
@@ -104,6 +107,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 InvEx = namedtuple("inv_ex", ["inverse", "info"])
 
 
+@takes_tensors("A")
 def inv_ex(A, *, check_errors=False):
     _check_square(A, "linalg.inv")
     r = InvEx(*_ops._linalg_inv_ex(A))
@@ -112,11 +116,13 @@ def inv_ex(A, *, check_errors=False):
     return r
 
 
+@takes_tensors("A")
 def inv(A):
     """The inverse of square A; LinAlgError when A is singular."""
     return inv_ex(A, check_errors=True).inverse
 
 
+@takes_tensors("A")
 def det(A):
     _check_square(A, "linalg.det")
     return _ops._linalg_det(A)
@@ -125,6 +131,7 @@ def det(A):
 Slogdet = namedtuple("slogdet", ["sign", "logabsdet"])
 
 
+@takes_tensors("A")
 def slogdet(A):
     """(sign, log|det A|): no overflow where det itself would."""
     _check_square(A, "linalg.slogdet")
@@ -132,6 +139,7 @@ def slogdet(A):
     return Slogdet(sign, logabs)
 
 
+@takes_tensors("A")
 def logdet(A):
     """log det A: NaN where det A < 0, -inf where it is 0 (torch.logdet)."""
     sign, logabs = slogdet(A)
@@ -141,6 +149,7 @@ def logdet(A):
 CholeskyEx = namedtuple("cholesky_ex", ["L", "info"])
 
 
+@takes_tensors("A")
 def cholesky_ex(A, *, upper=False, check_errors=False):
     _check_square(A, "linalg.cholesky")
     r = CholeskyEx(*_ops._linalg_cholesky_ex(A, upper))
@@ -149,11 +158,13 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     return r
 
 
+@takes_tensors("A")
 def cholesky(A, *, upper=False):
     """The Cholesky factor of symmetric positive-definite A (its lower triangle is read)."""
     return cholesky_ex(A, upper=upper, check_errors=True).L
 
 
+@takes_tensors("B", "L")
 def cholesky_solve(B, L, upper=False):
     """X with A X = B for A = L L^T (torch.cholesky_solve)."""
     if upper:
@@ -162,6 +173,7 @@ def cholesky_solve(B, L, upper=False):
     return solve_triangular(_T(L), Y, upper=True)
 
 
+@takes_tensors("L")
 def cholesky_inverse(L, upper=False):
     n = L.shape[-1]
     return cholesky_solve(_ops.eye(n, dtype=L.dtype, device=L.device).expand(list(L.shape)), L, upper)
@@ -170,6 +182,7 @@ def cholesky_inverse(L, upper=False):
 QR = namedtuple("qr", ["Q", "R"])
 
 
+@takes_tensors("A")
 def qr(A, mode="reduced"):
     """A = Q R; mode 'reduced' (Q m x k), 'complete' (Q m x m) or 'r' (R only, Q empty)."""
     _check_float(A, "linalg.qr")
@@ -187,6 +200,7 @@ def _uplo(UPLO):
     return UPLO == "U"
 
 
+@takes_tensors("A")
 def eigh(A, UPLO="L"):
     """Eigenvalues (ascending) and orthonormal eigenvectors of symmetric A, from one triangle."""
     _check_square(A, "linalg.eigh")
@@ -195,6 +209,7 @@ def eigh(A, UPLO="L"):
     return Eigh(L, V)
 
 
+@takes_tensors("A")
 def eigvalsh(A, UPLO="L"):
     _check_square(A, "linalg.eigvalsh")
     L, _, info = _ops._linalg_eigh(A, _uplo(UPLO), A.requires_grad)
@@ -205,6 +220,7 @@ def eigvalsh(A, UPLO="L"):
 SVD = namedtuple("svd", ["U", "S", "Vh"])
 
 
+@takes_tensors("A")
 def svd(A, full_matrices=True):
     """A = U diag(S) Vh, S descending."""
     _check_float(A, "linalg.svd")
@@ -213,6 +229,7 @@ def svd(A, full_matrices=True):
     return SVD(U, S, Vh)
 
 
+@takes_tensors("A")
 def svdvals(A):
     _check_float(A, "linalg.svdvals")
     _, S, _, info = _ops._linalg_svd(A, False, A.requires_grad)
@@ -235,6 +252,7 @@ def torch_svd(input, some=True, compute_uv=True):
     return TorchSVD(U, S, _T(Vh))
 
 
+@takes_tensors("A", "tau")
 def householder_product(A, tau):
     _check_float(A, "linalg.householder_product", "input")
     return _ops.linalg_householder_product(A, tau)
@@ -245,6 +263,7 @@ LUFactor = namedtuple("lu_factor", ["LU", "pivots"])
 PLU = namedtuple("lu", ["P", "L", "U"])
 
 
+@takes_tensors("A")
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
     _check_float(A, "linalg.lu_factor")
     if not pivot:
@@ -257,6 +276,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     return r
 
 
+@takes_tensors("A")
 def lu_factor(A, *, pivot=True):
     """A's LU factorization packed in one matrix, and the 1-based int32 row swaps."""
     r = lu_factor_ex(A, pivot=pivot, check_errors=True)
@@ -277,6 +297,7 @@ def _permutation(pivots, m, dtype):
     return _tensor_from(P, dtype=dtype)
 
 
+@takes_tensors("A")
 def lu(A, *, pivot=True):
     """A = P L U with L unit lower triangular (m x k) and U upper triangular (k x n)."""
     LU_, piv = lu_factor(A, pivot=pivot)

@@ -4,6 +4,7 @@ import builtins as _b
 import math as _math
 from collections import namedtuple
 
+from ._args import takes_tensors
 from . import _ops
 from ._linalg_api import _T, _check_float, svd, svdvals, solve, inv
 
@@ -12,6 +13,7 @@ __all__ = ["lstsq", "pinv", "pinverse", "matrix_rank", "matrix_exp", "multi_dot"
 Lstsq = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
+@takes_tensors("A")
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     """The Moore-Penrose pseudo-inverse from the SVD, singular values below max(atol, rtol * s_max) dropped."""
     _check_float(A, "linalg.pinv")
@@ -34,11 +36,13 @@ def _tolerance(A, S, atol, rtol):
     return tol
 
 
+@takes_tensors("input")
 def pinverse(input, rcond=1e-15):
     """torch.pinverse: pinv with rcond as the relative tolerance."""
     return pinv(input, rtol=rcond)
 
 
+@takes_tensors("A")
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     """The number of singular values above max(atol, rtol * s_max)."""
     _check_float(A, "linalg.matrix_rank")
@@ -46,6 +50,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     return (S > _tolerance(A, S, atol, rtol)).sum([-1])
 
 
+@takes_tensors("A", "B")
 def lstsq(A, B, rcond=None, *, driver=None):
     """The least-squares solution of A X = B via the pseudo-inverse (PyTorch's 'gelsd' results:
     residuals when A is tall and of full rank, the rank and the singular values)."""
@@ -71,6 +76,7 @@ _PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796
 _THETA13 = 5.371920351148152
 
 
+@takes_tensors("A")
 def matrix_exp(A):
     """exp(A) by scaling and squaring with a Padé [13/13] approximant."""
     _check_float(A, "linalg.matrix_exp")

@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from . import _ops
-from ._args import _apply_memory_format, _write_out
+from ._args import takes_tensors, _apply_memory_format, _write_out
 from ._dtype import float64, int64
 from ._generator import Generator
 from ._tensor import Tensor
@@ -66,6 +66,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_g
     return _into(out, r.requires_grad_(True) if requires_grad else r, "randperm")
 
 
+@takes_tensors("input")
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 draws with probabilities input (or with probability p everywhere, shaped like input)."""
     if p is not None:
@@ -74,6 +75,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return _into(out, _ops.random_draw(input.detach(), 0, seed=_seed(generator, "bernoulli")), "bernoulli")
 
 
+@takes_tensors("input")
 def poisson(input, generator=None):
     """A Poisson draw per element with rate input."""
     return _ops.random_draw(input.detach(), 1, seed=_seed(generator, "poisson"))

@@ -295,6 +295,8 @@ class Tensor(_autograd.TensorBase):
         return self.to(uint8)
 
     def type_as(self, other):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"type_as(): argument 'other' must be Tensor, not {type(other).__name__}")
         return self.to(other.dtype)
 
     def cpu(self):

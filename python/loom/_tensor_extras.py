@@ -3,6 +3,7 @@ another tensor (expand_as, view_as, reshape_as), the alias ndimension, equal,
 and the new_* factories, which default to the tensor's own dtype and device; nonzero(as_tuple=) and
 one-argument where(condition), whose results change kind with an argument. install() puts them on
 Tensor, as _indexing puts its dunders."""
+from ._args import takes_tensors
 from . import _ops
 from ._numpy import tensor
 from ._ops import empty, full, imag, ones, real, zeros
@@ -13,6 +14,7 @@ def ndimension(self):
     return self.ndim
 
 
+@takes_tensors("self", "other")
 def equal(self, other):
     """True when self and other have the same shape and elements (NaN equals nothing), as torch.equal."""
     if not isinstance(other, Tensor):
@@ -20,14 +22,17 @@ def equal(self, other):
     return tuple(self.shape) == tuple(other.shape) and bool((self == other).all())
 
 
+@takes_tensors("other")
 def expand_as(self, other):
     return self.expand(tuple(other.shape))
 
 
+@takes_tensors("other")
 def view_as(self, other):
     return self.view(tuple(other.shape))
 
 
+@takes_tensors("other")
 def reshape_as(self, other):
     return self.reshape(tuple(other.shape))
 
