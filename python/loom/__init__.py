@@ -71,3 +71,4 @@ from ._sampling import *  # noqa: F401,F403,E402  (multinomial, normal, ... and 
 from ._sampling import install as _install_sampling  # noqa: E402
 _install_sampling()
 from . import distributions  # noqa: E402
+from . import testing  # noqa: E402,F401
