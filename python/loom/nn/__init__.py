@@ -40,6 +40,12 @@ __all__ = ["functional", "init", "utils", "Parameter", "Module", "Sequential", "
            "TransformerDecoderLayer", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
            "GRUCell"] + _padding.__all__
 
+from .activation_more import *  # noqa: F401,F403  (Hardtanh, SELU, CELU, Softmin, ...: activation_more.__all__)
+from .loss_more import *  # noqa: F401,F403  (MarginRankingLoss, TripletMarginLoss, ...: loss_more.__all__)
+from .layers_more import *  # noqa: F401,F403  (Dropout1d, RMSNorm, Bilinear, Fold, ...: layers_more.__all__)
+from . import activation_more as _activation_more, loss_more as _loss_more, layers_more as _layers_more
+__all__ += _activation_more.__all__ + _loss_more.__all__ + _layers_more.__all__
+
 from . import parallel  # noqa: E402  (nn.parallel.DistributedDataParallel, nn.DataParallel)
 from .parallel import DataParallel  # noqa: E402
 from . import modules  # noqa: E402  (the torch.nn.modules.<file> import paths)

@@ -462,3 +462,12 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 from ._functional_attention import scaled_dot_product_attention, multi_head_attention_forward  # noqa: E402,F401
+from ._functional_more import (  # noqa: E402,F401  (the rest of torch.nn.functional: _functional_more.__all__)
+    hardtanh, hardtanh_, relu_, elu_, leaky_relu_, selu, selu_, celu, celu_, softmin, softshrink, hardshrink,
+    threshold_, rrelu, rrelu_, gumbel_softmax, margin_ranking_loss, hinge_embedding_loss,
+    cosine_embedding_loss, soft_margin_loss, multilabel_soft_margin_loss, multi_margin_loss, multilabel_margin_loss,
+    triplet_margin_loss, triplet_margin_with_distance_loss, poisson_nll_loss, gaussian_nll_loss, dropout1d,
+    dropout3d, alpha_dropout, feature_alpha_dropout, rms_norm, bilinear, local_response_norm, pdist, unfold, fold,
+    channel_shuffle, native_channel_shuffle, lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d)
+from . import _functional_more  # noqa: E402
+threshold = _functional_more.threshold   # bound by assignment: softplus's `threshold` argument shadows the name

@@ -1,0 +1,112 @@
+"""More loss modules: the margin, embedding and likelihood losses over _functional_more."""
+from . import _functional_more as FM
+from .distance import PairwiseDistance
+from .loss import _Loss, _WeightedLoss
+
+__all__ = ["MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "SoftMarginLoss",
+           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginLoss",
+           "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
+
+
+class MarginRankingLoss(_Loss):
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return FM.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input, target):
+        return FM.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return FM.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    def forward(self, input, target):
+        return FM.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    def forward(self, input, target):
+        return FM.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.ndim}D instead")
+        self.p, self.margin = p, margin
+
+    def forward(self, input, target):
+        return FM.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                    reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    def forward(self, input, target):
+        return FM.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+
+    def forward(self, anchor, positive, negative):
+        return FM.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
+                                      swap=self.swap, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """Triplet loss under any distance_function(x1, x2) (default: a PairwiseDistance() submodule)."""
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                             f"instead")
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return FM.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                    distance_function=self.distance_function, margin=self.margin,
+                                                    swap=self.swap, reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.log_input, self.full, self.eps = log_input, full, eps
+
+    def forward(self, log_input, target):
+        return FM.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
+                                   reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+        super().__init__(None, None, reduction)
+        self.full, self.eps = full, eps
+
+    def forward(self, input, target, var):
+        return FM.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
