@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from .._args import takes_tensors
 from .. import _ops as _L
 from .._dtype import int64
 from .._dtype_info import finfo
@@ -46,18 +47,22 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _L.where(input <= min_val, float(min_val), _L.where(input >= max_val, float(max_val), input))
 
 
+@takes_tensors("input")
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
+@takes_tensors("input")
 def relu_(input):
     return input.relu_()
 
 
+@takes_tensors("input")
 def elu_(input, alpha=1.0):
     return input.elu_(alpha)
 
 
+@takes_tensors("input")
 def leaky_relu_(input, negative_slope=0.01):
     return input.leaky_relu_(negative_slope)
 
@@ -68,6 +73,7 @@ def selu(input, inplace=False):
     return _L.elu(input, _SELU_ALPHA) * _SELU_SCALE
 
 
+@takes_tensors("input")
 def selu_(input):
     return selu(input, inplace=True)
 
@@ -82,6 +88,7 @@ def celu(input, alpha=1.0, inplace=False):
     return _L.where(input > 0, input, _L.expm1(input.clamp_max(0) / alpha) * alpha)
 
 
+@takes_tensors("input")
 def celu_(input, alpha=1.0):
     return celu(input, alpha, inplace=True)
 
@@ -92,6 +99,7 @@ def _softmax_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
+@takes_tensors("input")
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim, _stacklevel)
@@ -143,6 +151,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     return _L.leaky_relu(input, (lower + upper) / 2)
 
 
+@takes_tensors("input")
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     return rrelu(input, lower, upper, training, inplace=True)
 
@@ -248,6 +257,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduce(loss, reduction)
 
 
+@takes_tensors("input", "target")
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """sum over i != y of max(0, margin - x[y] + x[i]) ** p (times weight[y]), divided by the class count."""
@@ -282,6 +292,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduce(loss, reduction)
 
 
+@takes_tensors("input", "target")
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """For each sample, sum over its target classes j (target's leading entries up to the first -1) and the
     other classes i of max(0, 1 - (x[j] - x[i])), divided by the class count."""
@@ -435,6 +446,7 @@ def _feature_dropout(input, p, training, inplace, batched):
     return _dropout_impl(input.unsqueeze(0), p, training, False, True, False).squeeze(0)
 
 
+@takes_tensors("input")
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of (N, C, L) or unbatched (C, L) with probability p, scaling the rest by 1 / (1 - p)."""
     _check_p(p)
@@ -445,6 +457,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace, input.ndim == 3)
 
 
+@takes_tensors("input")
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of (N, C, D, H, W) or unbatched (C, D, H, W) with probability p."""
     _check_p(p)
@@ -468,6 +481,7 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 
 # ---- normalisation and products ----
+@takes_tensors("input")
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x^2 over the trailing normalized_shape dims) + eps) * weight; eps None: the dtype's eps."""
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
@@ -503,6 +517,7 @@ def bilinear(input1, input2, weight, bias=None):
     return out if bias is None else out + bias
 
 
+@takes_tensors("input")
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """x / (k + alpha * mean of x^2 over `size` neighbouring channels) ** beta."""
     dim = input.ndim
@@ -518,6 +533,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     return input / (div * alpha + k).pow(beta)
 
 
+@takes_tensors("input")
 def pdist(input, p=2):
     """The p-norm distances between the rows of an (N, M) input, i < j in row-major order: N * (N - 1) / 2."""
     if input.ndim != 2:
@@ -552,6 +568,7 @@ def _pair4(kernel_size, dilation, padding, stride):
     return [ntuple(v, 2) for v in (kernel_size, dilation, padding, stride)]
 
 
+@takes_tensors("input")
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C * kh * kw, L), column l holding the l-th sliding block (row-major)."""
     if input.ndim not in (3, 4) or any(s == 0 for s in input.shape[1:]):
@@ -604,6 +621,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 
 # ---- channels and pooling ----
+@takes_tensors("input")
 def channel_shuffle(input, groups):
     """(N, C, *) -> channels regrouped: (N, groups, C / groups, *) transposed to (N, C / groups, groups, *)."""
     if input.ndim <= 2:
