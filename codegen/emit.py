@@ -74,9 +74,14 @@ def _python_context(model):
         inplace = [op for op in group if "inplace" in op.variants]
         if len(inplace) > 1:   # scatter_(.., src) and scatter_(.., value): a resolver picks the overload
             inplace_overloaded.append((name + "_", inplace))
-            methods += [(n + "_", name + "_") for n in names]
+            ifn = name + "_"
         elif inplace:
-            methods += [(n + "_", pygen.fname(inplace[0], "_", overloaded)) for n in names]
+            ifn = pygen.fname(inplace[0], "_", overloaded)
+        if inplace:
+            methods += [(n + "_", ifn) for n in names]
+            if any("function" in op.variants for op in inplace):   # torch.exp_(x), as PyTorch offers
+                public += [n + "_" for n in names]
+                aliases += [(n + "_", ifn) for n in names if n + "_" != ifn]
         for op in group:
             for d in op.operators:
                 dunders.append((op, d, pyops.dunder_kind(d)))

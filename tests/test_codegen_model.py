@@ -181,7 +181,11 @@ def test_installed_variants_match_the_model(op):
 
 def test_exported_functions_are_the_models():
     want = {n for op in MODEL.ops if "function" in op.variants for n in (op.name, *op.aliases)}
+    want |= {n + "_" for op in MODEL.ops if {"function", "inplace"} <= set(op.variants)
+             for n in (op.name, *op.aliases)}   # torch.exp_(x): the in-place function, as PyTorch's
     assert set(loom._ops.__all__) == want
+    x = loom.tensor([0.5, 2.0])
+    assert loom.exp_(x) is x and loom.arccos_(loom.tensor([1.0])).item() == 0.0
 
 
 def test_aliases_are_the_same_functions_and_methods():
