@@ -137,3 +137,48 @@ def _fraction_lengths(fractions, n):
         if k == 0:
             warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.", stacklevel=3)
     return lengths
+
+
+class ChainDataset(IterableDataset):
+    """The samples of several iterable datasets, one after another (lazily)."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self):
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
+
+
+class StackDataset(Dataset):
+    """Sample i is the tuple (or dict, given keywords) of each dataset's sample i."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                             "input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        self.datasets = kwargs if kwargs else args
+        sizes = {len(d) for d in (kwargs.values() if kwargs else args)}
+        if len(sizes) != 1:
+            raise ValueError("Size mismatch between datasets")
+        self._length = sizes.pop()
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self):
+        return self._length

@@ -3,9 +3,12 @@ import math
 
 import numpy as np
 
+from ..._dtype import float64
 from ..._generator import Generator, _from_global
+from ..._numpy import as_tensor
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "BatchSampler"]
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "BatchSampler", "SubsetRandomSampler",
+           "WeightedRandomSampler"]
 
 
 class Sampler:
@@ -97,3 +100,58 @@ class BatchSampler(Sampler):
         order, bs = self.sampler._index_array(), self.batch_size
         stop = len(order) - len(order) % bs if self.drop_last else len(order)
         return (order[i:i + bs] for i in range(0, stop, bs))
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a fresh random order each iteration."""
+
+    def __init__(self, indices, generator=None):
+        self.indices, self.generator = indices, generator
+
+    def __iter__(self):
+        for i in self._order():
+            yield self.indices[i]
+
+    def _order(self):
+        gen = self.generator if self.generator is not None else _from_global()
+        return gen._permutation(len(self.indices)).tolist()
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """num_samples indices in [0, len(weights)) drawn with probabilities proportional to weights
+    (as torch.multinomial: with replacement, or without it when replacement=False)."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if isinstance(num_samples, bool) or not isinstance(num_samples, int) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        w = as_tensor(weights, dtype=float64)
+        if w.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
+        self.weights, self.num_samples, self.replacement, self.generator = w, num_samples, replacement, generator
+
+    def _index_array(self):
+        w = self.weights.numpy()
+        if not np.isfinite(w).all() or (w < 0).any():
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)"
+                               if (w < 0).any() else "probability tensor contains either `inf`, `nan` or element < 0")
+        total = w.sum()
+        if total <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if not self.replacement and self.num_samples > len(w):
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        if not self.replacement and self.num_samples > np.count_nonzero(w):
+            raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough non-negative "
+                               "category to sample)")
+        gen = self.generator if self.generator is not None else _from_global()
+        return gen._rng.choice(len(w), size=self.num_samples, replace=self.replacement, p=w / total).astype(np.int64)
+
+    def __iter__(self):
+        return iter(self._index_array().tolist())
+
+    def __len__(self):
+        return self.num_samples
