@@ -6,7 +6,7 @@ from ..._numpy import tensor
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
 
 
 def _grads(parameters, op):
@@ -76,3 +76,30 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     with no_grad():
         for g in grads:
             g.clamp_(-clip_value, clip_value)
+
+
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The norm of the norms of `tensors` (what clip_grad_norm_ measures), without clipping."""
+    ts = [tensors] if isinstance(tensors, Tensor) else [t for t in tensors if t is not None]
+    norm_type = float(norm_type)
+    if not ts:
+        return tensor(0.0)
+    with no_grad():
+        norms = [_vector_norm(t.detach(), norm_type) for t in ts]
+        total = _vector_norm(_L.stack([n.to(norms[0].dtype) for n in norms]), norm_type)
+    if error_if_nonfinite and not bool(_L.isfinite(total)):
+        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so "
+                           "it cannot be clipped. To disable this error and scale the gradients by the non-finite "
+                           "norm anyway, set `error_if_nonfinite=False`")
+    return total
+
+
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scale the gradients in place by min(1, max_norm / (total_norm + 1e-6)), total_norm given."""
+    grads = _grads(parameters, "clip_grads_with_norm_")
+    if not grads:
+        return
+    with no_grad():
+        coef = _L.clamp(_L.div(float(max_norm), _L.add(total_norm, 1e-6)), None, 1.0)
+        for g in grads:
+            g.mul_(coef.to(g.dtype))
