@@ -250,6 +250,39 @@ def index_add_source_backward(grad, dim, index, source, alpha):
     return g if alpha == 1 else g * alpha
 
 
+def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, for_self):
+    """PyTorch's gradients of scatter_reduce: sum and mean pass grad back (divided by each position's count);
+    prod the product of the others (computed apart where an element is 0); amax and amin share grad evenly
+    among the elements equal to the result. Without include_self, positions index names give self nothing.
+    The gradient of self when for_self, else that of src."""
+    if reduce == "sum":
+        gs, gsrc = grad, grad.gather(dim, index)
+    elif reduce == "prod":
+        masked_self = self.masked_fill(self == 0, 1)
+        gs = grad * masked_self.scatter_reduce(dim, index, src, reduce, include_self=include_self) / masked_self
+        src_zero = src == 0
+        zeros = lm.zeros(tuple(self.shape), dtype=self.dtype, device=self.device)
+        num_zeros = zeros.scatter_add(dim, index, src_zero.to(self.dtype)).gather(dim, index)
+        single_zero = src_zero & (num_zeros == 1)
+        masked_src_result = self.scatter_reduce(dim, index, src.masked_fill(single_zero, 1), reduce,
+                                                include_self=include_self)
+        gsrc = lm.where(single_zero, (grad * masked_src_result).gather(dim, index),
+                        (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1))
+    elif reduce == "mean":
+        n = lm.ones_like(grad) if include_self else lm.zeros_like(grad)
+        n = n.scatter_add(dim, index, lm.ones_like(src))
+        n = n.masked_fill(n == 0, 1)
+        gs, gsrc = grad / n, grad.gather(dim, index) / n.gather(dim, index)
+    else:   # amax, amin
+        value = result.gather(dim, index)
+        self_is, src_is = self == result, src == value
+        share = grad / self_is.to(self.dtype).scatter_add(dim, index, src_is.to(self.dtype))
+        gs, gsrc = self_is * share, src_is * share.gather(dim, index)
+    if not for_self:
+        return src_backward(gsrc, src.shape)
+    return gs if include_self else gs.scatter(dim, index, 0)
+
+
 def index_backward(grad, shape, indices):
     """Repeated indices read one element several times: their gradients add up."""
     if grad.dtype.is_complex:   # accumulated over the real (..., 2) view (the indices take leading dims)
