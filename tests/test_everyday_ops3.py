@@ -274,3 +274,179 @@ def test_index_reduce_errors():
     _raises_as_torch(lambda: a.index_reduce(0, li, s.double(), "amax"), lambda: ta.index_reduce(0, ti, ts.double(), "amax"))
     _raises_as_torch(lambda: a.index_reduce(0, li + 5, s, "amax"), lambda: ta.index_reduce(0, ti + 5, ts, "amax"), IndexError)
     _raises_as_torch(lambda: a.index_reduce(0, li - 5, s, "amax"), lambda: ta.index_reduce(0, ti - 5, ts, "amax"), IndexError)
+
+
+# ------------------------------------------------------------------------------------ Tensor.unfold
+
+@pytest.mark.parametrize("shape,args", [((2, 5), (1, 2, 2)), ((2, 5), (1, 5, 1)), ((2, 5), (1, 0, 1)), ((2, 5), (-1, 3, 2)),
+                                        ((4, 3), (0, 2, 1)), ((3, 4, 5), (1, 2, 3)), ((), (0, 1, 1)), ((0, 3), (1, 2, 1))])
+def test_unfold_is_a_view_with_torch_values_strides_and_gradients(shape, args):
+    a, ta = _pair(shape)
+    got, want = a.unfold(*args), ta.unfold(*args)
+    _same(got, want)
+    assert tuple(got.stride()) == tuple(want.stride())
+    assert got.data_ptr() == a.data_ptr() or got.numel() == 0   # a view: no copy
+    a.requires_grad_()
+    ta.requires_grad_()
+    g = np.random.default_rng(9).standard_normal(tuple(want.shape))
+    a.unfold(*args).backward(loom.tensor(g))
+    ta.unfold(*args).backward(torch.tensor(g))
+    _same(a.grad, ta.grad)
+
+
+def test_unfold_writes_through_and_gradcheck():
+    a = loom.zeros(6)
+    a.unfold(0, 2, 2)[:, 0] = 1.0
+    assert a.tolist() == [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    x = loom.tensor(np.random.default_rng(0).standard_normal((3, 7)), requires_grad=True)
+    assert loom.autograd.gradcheck(lambda t: t.unfold(1, 3, 2) * 2, (x,))
+    assert loom.autograd.gradgradcheck(lambda t: t.unfold(1, 3, 1) ** 2, (x,))
+
+
+def test_unfold_errors():
+    a, ta = _pair((2, 5))
+    for args in [(1, 6, 1), (1, 2, 0), (1, -1, 1)]:
+        _raises_as_torch(lambda: a.unfold(*args), lambda: ta.unfold(*args))
+    _raises_as_torch(lambda: a.unfold(2, 1, 1), lambda: ta.unfold(2, 1, 1), IndexError)
+    s, ts = _pair(())
+    _raises_as_torch(lambda: s.unfold(0, 2, 1), lambda: ts.unfold(0, 2, 1))
+
+
+# ------------------------------------------------------------------------------- cheap composites
+
+def test_frexp_as_torch():
+    v = np.array([0.0, -0.0, 1.0, 0.75, -3.5, 1e-310, np.inf, -np.inf, np.nan, 1024.0, 0.4999999999, 2.0 ** -1074,
+                  1.7e308, -2.0 ** 0.5, 3.0e-39])
+    for dtype in ("float64", "float32", "float16", "bfloat16"):
+        a, ta = _pair((15,), dtype)
+        a, ta = a * 0 + loom.tensor(v).to(a.dtype), ta * 0 + torch.tensor(v).to(ta.dtype)
+        (m, e), (tm_, te) = loom.frexp(a), torch.frexp(ta)
+        _same(m, tm_)
+        _same(e, te)
+        m2, e2 = a.frexp()
+        _same(m2, tm_)
+    _raises_as_torch(lambda: loom.frexp(loom.arange(3)), lambda: torch.frexp(torch.arange(3)))
+
+
+def test_ldexp_values_dtypes_and_inplace():
+    a, ta = _pair((3, 4))
+    e, te = _pair((3, 4), "int64", ints=True)
+    _same(loom.ldexp(a, e), torch.ldexp(ta, te))
+    _same(a.ldexp(e), ta.ldexp(te))
+    i, ti = _pair((4,), "int32", ints=True)
+    _same(loom.ldexp(i, e[0]), torch.ldexp(ti, te[0]))    # int * 2**int: float32
+    f, tf = _pair((4,), "float16")
+    _same(loom.ldexp(f, e[0]), torch.ldexp(tf, te[0]))
+    assert a.ldexp_(e) is a
+    _same(a, ta.ldexp_(te))
+    x, tx = _pair((3,))
+    y, ty = _pair((3,), seed=1)
+    for p in (x, tx, y, ty):
+        p.requires_grad_()
+    loom.ldexp(x, y).sum().backward()
+    torch.ldexp(tx, ty).sum().backward()
+    _same(x.grad, tx.grad)
+    _same(y.grad, ty.grad)
+
+
+@pytest.mark.parametrize("N", [None, 0, 1, 4])
+@pytest.mark.parametrize("increasing", [False, True])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32", "uint8", "bool"])
+def test_vander_as_torch(N, increasing, dtype):
+    a, ta = _pair((4,), dtype, ints=True)
+    _same(loom.vander(a, N=N, increasing=increasing), torch.vander(ta, N=N, increasing=increasing), rtol=1e-6)
+
+
+def test_vander_gradients_and_errors():
+    # (PyTorch 2.13's own vander cannot be differentiated: its cumprod writes in place on a saved output)
+    x = np.array([0.5, -2.0, 0.0, 3.0])
+    a = loom.tensor(x, requires_grad=True)
+    loom.vander(a, 4).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), 1 + 2 * x + 3 * x ** 2)
+    b = loom.tensor(x[[0, 1, 3]], requires_grad=True)
+    assert loom.autograd.gradcheck(lambda t: loom.vander(t, 3, increasing=True), (b,))
+    _raises_as_torch(lambda: loom.vander(loom.zeros(2, 2)), lambda: torch.vander(torch.zeros(2, 2)))
+    _raises_as_torch(lambda: loom.vander(loom.zeros(2), N=-1), lambda: torch.vander(torch.zeros(2), N=-1))
+
+
+@pytest.mark.parametrize("shape", [(2, 3), 6, (2, 1, 3), (5,), ()])
+def test_unravel_index_as_torch(shape):
+    n = int(np.prod(shape))
+    idx = np.array([[0, n - 1], [1 % max(n, 1), -1], [n, -n - 1]])
+    li, ti = _both(idx)
+    got, want = loom.unravel_index(li, shape), torch.unravel_index(ti, shape)
+    assert isinstance(got, tuple) and len(got) == len(want)
+    for g, w in zip(got, want):
+        _same(g, w)
+    g32 = loom.unravel_index(li.to(loom.int32), shape)
+    for g, w in zip(g32, want):
+        _same(g, w)
+
+
+def test_unravel_index_errors():
+    with pytest.raises(TypeError, match="expected 'indices' to be integer dtype, but got loom.float32"):
+        loom.unravel_index(loom.tensor([1.0]), (2, 3))   # (PyTorch's names torch.float32)
+    _raises_as_torch(lambda: loom.unravel_index(loom.tensor([1]), (2, -3)),
+                     lambda: torch.unravel_index(torch.tensor([1]), (2, -3)), ValueError)
+
+
+@pytest.mark.parametrize("p,dim,maxnorm", [(2, 0, 5.0), (1, 1, 3.0), (3.5, -1, 1.0), (2, 0, 0.0), (float("inf"), 1, 2.0)])
+def test_renorm_values_and_gradients(p, dim, maxnorm):
+    a, ta = _pair((3, 4, 2))
+    a, ta = (a * 3).requires_grad_(), (ta * 3).requires_grad_()
+    got, want = loom.renorm(a, p, dim, maxnorm), torch.renorm(ta, p, dim, maxnorm)
+    _same(got, want)
+    _same(a.renorm(p, dim, maxnorm), ta.renorm(p, dim, maxnorm))
+    g = np.random.default_rng(9).standard_normal((3, 4, 2))
+    got.backward(loom.tensor(g))
+    want.backward(torch.tensor(g))
+    _same(a.grad, ta.grad, rtol=1e-8)
+
+
+def test_renorm_inplace_and_errors():
+    a, ta = _pair((3, 4))
+    assert a.renorm_(2, 0, 1.0) is a
+    _same(a, ta.renorm_(2, 0, 1.0))
+    _raises_as_torch(lambda: a.renorm(-1, 0, 5), lambda: ta.renorm(-1, 0, 5))
+    _raises_as_torch(lambda: a.renorm(2, 0, -5), lambda: ta.renorm(2, 0, -5))
+
+
+def test_narrow_copy_is_a_copy():
+    a, ta = _pair((3, 5))
+    got = loom.narrow_copy(a, 1, 1, 3)
+    _same(got, torch.narrow_copy(ta, 1, 1, 3))
+    got[0, 0] = 100.0
+    assert float(a[0, 1]) != 100.0
+    _same(a.narrow_copy(0, -2, 2), ta.narrow_copy(0, -2, 2))
+    _raises_as_torch(lambda: loom.narrow_copy(a, 1, 3, 3), lambda: torch.narrow_copy(ta, 1, 3, 3))
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_put_values_gradients_and_inplace(accumulate):
+    a, ta = _pair((3, 4))
+    idx = np.array([[1, -1], [5, 5 if accumulate else 6]])
+    li, ti = _both(idx)
+    s, ts = _pair((2, 2), seed=1)
+    for x in (a, ta, s, ts):
+        x.requires_grad_()
+    got, want = loom.put(a, li, s, accumulate), torch.put(ta, ti, ts, accumulate)
+    _same(got, want)
+    g = np.random.default_rng(9).standard_normal((3, 4))
+    got.backward(loom.tensor(g))
+    want.backward(torch.tensor(g))
+    _same(a.grad, ta.grad)
+    _same(s.grad, ts.grad)
+    b, tb = _pair((3, 4), "int64", ints=True)
+    sb, tsb = _pair((4,), "int64", seed=1, ints=True)
+    assert b.put_(li.reshape(-1), sb, accumulate=accumulate) is b
+    _same(b, tb.put_(ti.reshape(-1), tsb, accumulate=accumulate))
+
+
+def test_put_errors():
+    a, ta = _pair((2, 5), "float32")
+    one, tone = _both(np.array([1.0], np.float32))
+    _raises_as_torch(lambda: a.put(loom.tensor([11]), one), lambda: ta.put(torch.tensor([11]), tone), IndexError)
+    _raises_as_torch(lambda: a.put(loom.tensor([-11]), one), lambda: ta.put(torch.tensor([-11]), tone), IndexError)
+    _raises_as_torch(lambda: a.put(loom.tensor([1, 2]), one), lambda: ta.put(torch.tensor([1, 2]), tone), IndexError)
+    _raises_as_torch(lambda: a.put(loom.tensor([1.0]), one), lambda: ta.put(torch.tensor([1.0]), tone))
+    _raises_as_torch(lambda: a.put(loom.tensor([1]), loom.tensor([1])), lambda: ta.put(torch.tensor([1]), torch.tensor([1])))

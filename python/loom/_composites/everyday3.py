@@ -2,8 +2,9 @@
 ...), each written with other loom ops so that autograd goes through their parts. The generated
 function of the same name in loom._ops checks the arguments and calls it."""
 from .. import _ops
-from .._dtype import bool_, int32, int64
+from .._dtype import bool_, float64, int32, int64
 from .._errors import LoomIndexError
+from .._promotion import promote_types
 from .everyday import _tname, _wrap
 from .everyday2 import _expand_to
 
@@ -90,4 +91,85 @@ def index_reduce(self, dim, index, source, reduce, include_self):
     view[d] = -1
     s, src = self.reshape(s_shape), source.reshape(src_shape)
     out = s.scatter_reduce(d, idx.reshape(view).expand(src_shape), src, reduce, include_self=include_self)
+    return out.reshape(list(self.shape))
+
+
+# ------------------------------------------------------------------------------------ cheap composites
+
+def narrow_copy(self, dim, start, length):
+    return self.narrow(dim, start, length).clone()
+
+
+def _integral(dt):
+    return not (dt.is_floating_point or dt.is_complex)
+
+
+def ldexp(self, other):
+    dt = promote_types(self.dtype, other.dtype)   # integers give the default float dtype, as PyTorch's
+    out = self * _ops.exp2(other)
+    return out if not dt.is_floating_point or out.dtype == dt else out.to(dt)
+
+
+def frexp_Tensor(self):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    x = self.detach().to(float64)   # float64 holds every smaller float's exponent and mantissa exactly
+    finite = _ops.isfinite(x) & (x != 0)
+    e = _ops.floor(_ops.log2(_ops.where(finite, x.abs(), 1.0))) + 1
+    h = _ops.floor(e * -0.5)   # 2 ** -e in two halves: no overflow for subnormal x
+    m = x * _ops.exp2(h) * _ops.exp2(-e - h)
+    big = m.abs() >= 1   # log2 rounded up at a power of two's edge
+    m, e = _ops.where(big, m * 0.5, m), _ops.where(big, e + 1, e)
+    small = finite & (m.abs() < 0.5)
+    m, e = _ops.where(small, m * 2, m), _ops.where(small, e - 1, e)
+    return _ops.frexp_Tensor_result(_ops.where(finite, m, x).to(self.dtype), _ops.where(finite, e, 0.0).to(int32))
+
+
+def _vander(x, n, increasing):
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if n is None else n
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dt = int64 if _integral(x.dtype) else x.dtype
+    rows = x.shape[0]
+    if n == 0:
+        return _ops.empty([rows, 0], dtype=dt, device=x.device)
+    ones = _ops.ones([rows, 1], dtype=dt, device=x.device)
+    cols = [ones] if n == 1 else [ones, x.to(dt).unsqueeze(1).expand([rows, n - 1])]
+    v = _ops.cat(cols, 1).cumprod(1)
+    return v if increasing else v.flip([1])
+
+
+def renorm(self, p, dim, maxnorm):
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = _wrap(dim, self.ndim)
+    others = [k for k in range(self.ndim) if k != d]
+    norm = _ops.linalg_vector_norm(self, p, others, True) if others else self.abs()
+    if self.ndim == 0:
+        norm = self.abs()
+    factor = _ops.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    return self * factor.to(self.dtype)
+
+
+def put(self, index, source, accumulate):
+    if index.dtype != int64:
+        raise RuntimeError(f"Expected a long tensor for index, but got {_tname(index.dtype)}")
+    if self.dtype != source.dtype:
+        raise RuntimeError(f"self and source expected to have the same dtype, but got self.dtype = "
+                           f"{_tname(self.dtype)} and source.dtype = {_tname(source.dtype)}")
+    if index.numel() != source.numel():
+        raise LoomIndexError(f"Expected source and index to have the same number of elements, but got "
+                             f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    n = self.numel()
+    flat = index.reshape([-1])
+    if flat.numel():
+        for bad in (int(flat.min()), int(flat.max())):
+            if not -n <= bad < n:
+                raise LoomIndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    flat = _ops.where(flat < 0, flat + n, flat)
+    out = self.reshape([-1]).index_put([flat], source.reshape([-1]), accumulate)
     return out.reshape(list(self.shape))

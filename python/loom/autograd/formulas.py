@@ -1,7 +1,7 @@
 """Helpers named in derivatives.yaml. Written with loom ops only, so their
 results are differentiable again (double backward)."""
 from .. import _ops as lm
-from .._dtype import bool_ as _bool, float32 as _f32, float64 as _f64   # private: _nodes star-imports this module
+from .._dtype import bool_ as _bool, float32 as _f32, float64 as _f64, int64 as _i64   # private: _nodes star-imports this module
 from . import linalg_formulas
 from . import singular_formulas
 from .engine import sum_to as _sum_to
@@ -281,6 +281,21 @@ def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, r
     if not for_self:
         return src_backward(gsrc, src.shape)
     return gs if include_self else gs.scatter(dim, index, 0)
+
+
+def unfold_backward(grad, shape, dimension, size, step):
+    """Tensor.unfold's windows may overlap (step < size): each element gets the sum of its windows' gradients."""
+    if len(shape) == 0:
+        return grad.sum().reshape(())
+    if grad.dtype.is_complex:   # index_add is real: the real and imaginary parts apart
+        parts = [unfold_backward(p.contiguous(), shape, dimension, size, step) for p in (lm.real(grad), lm.imag(grad))]
+        return lm.view_as_complex(lm.stack(parts, -1))
+    d = dimension % len(shape)
+    windows = grad.shape[d]
+    at = (lm.arange(windows, dtype=_i64, device=grad.device).unsqueeze(1) * step
+          + lm.arange(size, dtype=_i64, device=grad.device)).reshape(-1)
+    g = grad.movedim(-1, d + 1).reshape(list(shape[:d]) + [windows * size] + list(shape[d + 1:]))
+    return lm.zeros(tuple(shape), dtype=grad.dtype, device=grad.device).index_add(d, at, g)
 
 
 def index_backward(grad, shape, indices):
