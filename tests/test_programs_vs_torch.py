@@ -1,6 +1,7 @@
 """Small programs written the way PyTorch users write them, run with loom and with PyTorch from the same
-initial weights: an LSTM language model, a Transformer-encoder classifier, a GPT with causal attention and
-a policy-gradient agent with distributions.Categorical. Each trains a few steps; the losses must agree."""
+initial weights: an LSTM language model, a Transformer-encoder classifier, a GPT with causal attention,
+a policy-gradient agent with distributions.Categorical, a VAE, a DCGAN and an LBFGS fit. Each trains a
+few steps; the losses must agree."""
 import numpy as np
 import pytest
 torch = pytest.importorskip("torch", reason="PyTorch is not installed: these tests compare with it")
@@ -178,3 +179,187 @@ def test_other_recurrent_models_train_as_torch(cell):
         opt.step()
         return loss.item()
     run_both(build, lambda lib, m: lib.optim.RMSprop(m.parameters(), lr=1e-2), step)
+
+
+# ---------------------------------------------------------------- a VAE, a DCGAN and an LBFGS fit (everyday ops, part 3)
+
+def _same_parameters(lm, tm, rtol=2e-4, atol=2e-5):
+    got = dict(lm.named_parameters())
+    for name, p in tm.named_parameters():
+        np.testing.assert_allclose(got[name].detach().numpy(), p.detach().numpy(), rtol=rtol, atol=atol, err_msg=name)
+
+
+def vae(mod, d=20, h=16, z=4):
+    nn, F = mod.nn, mod.nn.functional
+
+    class VAE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(d, h)
+            self.fc21, self.fc22 = nn.Linear(h, z), nn.Linear(h, z)
+            self.fc3, self.fc4 = nn.Linear(z, h), nn.Linear(h, d)
+
+        def encode(self, x):
+            h1 = F.relu(self.fc1(x))
+            return self.fc21(h1), self.fc22(h1)
+
+        def reparameterize(self, mu, logvar):
+            std = mod.exp(0.5 * logvar)
+            eps = mod.randn_like(std)
+            return mu + eps * std
+
+        def decode(self, z):
+            return mod.sigmoid(self.fc4(F.relu(self.fc3(z))))
+
+        def forward(self, x):
+            mu, logvar = self.encode(x.view(-1, d))
+            return self.decode(self.reparameterize(mu, logvar)), mu, logvar
+    return VAE()
+
+
+def test_vae_trains_as_torch(monkeypatch):
+    x = rng.random((8, 20)).astype(np.float32)
+    calls = {}   # the k-th randn_like of either library draws the same standard-normal numbers
+
+    def shared_randn_like(lib):
+        real = lib.randn_like
+
+        def randn_like(t):
+            assert tuple(real(t).shape) == tuple(t.shape)   # the library's own randn_like still runs
+            k = calls.get(lib.__name__, 0)
+            calls[lib.__name__] = k + 1
+            return lib.tensor(np.random.default_rng(100 + k).standard_normal(tuple(t.shape)).astype(np.float32))
+        return randn_like
+    for lib in (loom, torch):
+        monkeypatch.setattr(lib, "randn_like", shared_randn_like(lib))
+
+    def step(lib, m, opt, i):
+        F = lib.nn.functional
+        recon, mu, logvar = m(lib.tensor(x))
+        bce = F.binary_cross_entropy(recon, lib.tensor(x).view(-1, 20), reduction="sum")
+        kld = -0.5 * lib.sum(1 + logvar - mu.pow(2) - logvar.exp())
+        loss = bce + kld
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+    lm, tm = run_both(vae, lambda lib, m: lib.optim.Adam(m.parameters(), lr=1e-2), step, steps=5)
+    assert calls == {"loom": 5, "torch": 5}
+    _same_parameters(lm, tm)
+    with loom.no_grad():   # sampling from the prior, as the example does
+        assert tuple(lm.decode(loom.randn(3, 4)).shape) == (3, 20)
+
+
+def dcgan(mod, nz=8, ngf=8, ndf=8):
+    nn = mod.nn
+
+    class Generator(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.main = nn.Sequential(
+                nn.ConvTranspose2d(nz, ngf * 2, 4, 1, 0, bias=False), nn.BatchNorm2d(ngf * 2), nn.ReLU(True),
+                nn.ConvTranspose2d(ngf * 2, ngf, 4, 2, 1, bias=False), nn.BatchNorm2d(ngf), nn.ReLU(True),
+                nn.ConvTranspose2d(ngf, 1, 4, 2, 1, bias=False), nn.Tanh())
+
+        def forward(self, x):
+            return self.main(x)
+
+    class Discriminator(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.main = nn.Sequential(
+                nn.Conv2d(1, ndf, 4, 2, 1, bias=False), nn.LeakyReLU(0.2, inplace=True),
+                nn.Conv2d(ndf, ndf * 2, 4, 2, 1, bias=False), nn.BatchNorm2d(ndf * 2), nn.LeakyReLU(0.2, inplace=True),
+                nn.Conv2d(ndf * 2, 1, 4, 1, 0, bias=False), nn.Sigmoid())
+
+        def forward(self, x):
+            return self.main(x).view(-1, 1).squeeze(1)
+
+    def weights_init(m):
+        name = m.__class__.__name__
+        if name.find("Conv") != -1:
+            nn.init.normal_(m.weight.data, 0.0, 0.02)
+        elif name.find("BatchNorm") != -1:
+            nn.init.normal_(m.weight.data, 1.0, 0.02)
+            nn.init.constant_(m.bias.data, 0)
+
+    class GAN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.netG, self.netD = Generator(), Discriminator()
+            self.netG.apply(weights_init)
+            self.netD.apply(weights_init)
+    return GAN()
+
+
+def test_dcgan_trains_as_torch():
+    b, nz = 6, 8
+    real_images = np.tanh(rng.standard_normal((4, b, 1, 16, 16))).astype(np.float32)
+    noises = rng.standard_normal((4, b, nz, 1, 1)).astype(np.float32)
+
+    def make_opts(lib, m):
+        return (lib.optim.Adam(m.netD.parameters(), lr=2e-4, betas=(0.5, 0.999)),
+                lib.optim.Adam(m.netG.parameters(), lr=2e-4, betas=(0.5, 0.999)))
+
+    def step(lib, m, opts, i):
+        optimizerD, optimizerG = opts
+        netG, netD, criterion = m.netG, m.netD, lib.nn.BCELoss()
+        real_label, fake_label = 1, 0
+        # (1) update D: maximize log(D(x)) + log(1 - D(G(z)))
+        netD.zero_grad()
+        real = lib.tensor(real_images[i])
+        label = lib.full((b,), real_label, dtype=real.dtype)
+        output = netD(real)
+        errD_real = criterion(output, label)
+        errD_real.backward()
+        fake = netG(lib.tensor(noises[i]))
+        label.fill_(fake_label)
+        output = netD(fake.detach())
+        errD_fake = criterion(output, label)
+        errD_fake.backward()
+        optimizerD.step()
+        # (2) update G: maximize log(D(G(z)))
+        netG.zero_grad()
+        label.fill_(real_label)
+        output = netD(fake)
+        errG = criterion(output, label)
+        errG.backward()
+        optimizerG.step()
+        return [(errD_real + errD_fake).item(), errG.item(), output.mean().item()]
+    lm, tm = run_both(dcgan, make_opts, step, steps=4)
+    _same_parameters(lm, tm, rtol=1e-3, atol=1e-4)
+    got, want = lm.state_dict(), tm.state_dict()
+    for k in ("netG.main.1.running_mean", "netD.main.3.running_var", "netD.main.3.num_batches_tracked"):
+        np.testing.assert_allclose(np.asarray(got[k]), want[k].numpy(), rtol=1e-4, atol=1e-6, err_msg=k)
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_logistic_regression_fits_as_torch(line_search_fn):
+    # in float64, as such fits usually are: in float32 the last iterations, at the loss's rounding floor, take
+    # their line-search decisions on rounding noise, and the two libraries' evaluation counts part there
+    X = rng.standard_normal((40, 5))
+    y = (X @ np.array([1.5, -2.0, 0.5, 0.0, 1.0]) + 0.3 * rng.standard_normal(40) > 0).astype(np.float64)
+    evals = {}
+
+    def build(mod):
+        return mod.nn.Linear(5, 1).double()
+
+    def make_opt(lib, m):
+        return lib.optim.LBFGS(m.parameters(), lr=1 if line_search_fn else 0.5, max_iter=10, history_size=5,
+                               line_search_fn=line_search_fn)
+
+    def step(lib, m, opt, i):
+        F = lib.nn.functional
+
+        def closure():
+            evals[lib.__name__] = evals.get(lib.__name__, 0) + 1
+            opt.zero_grad()
+            loss = F.binary_cross_entropy_with_logits(m(lib.tensor(X)).squeeze(1), lib.tensor(y))
+            loss = loss + 1e-3 * m.weight.pow(2).sum()
+            loss.backward()
+            return loss
+        return opt.step(closure).item()
+    lm, tm = run_both(build, make_opt, step, steps=3)
+    _same_parameters(lm, tm, rtol=1e-7, atol=1e-9)
+    assert evals["loom"] == evals["torch"] > 10
+    assert lm.weight.dtype == loom.float64

@@ -1,6 +1,8 @@
 /* gather and the scatter family: one element of self per element of index,
- * read (gather) or written (scatter, scatter_add) at index's value along dim
+ * read (gather) or written (scatter, scatter_add, scatter_reduce) at index's value along dim
  * and at index's own position along every other dim. */
+#include <stdio.h>
+#include <stdlib.h>
 #include "index_util.h"
 #include "loom_ops.h"
 #include "ops_support.h"   /* LM_SCALAR_AS */
@@ -117,4 +119,109 @@ lm_tensor *lm_cpu_scatter_value(lm_tensor *self, int64_t dim, lm_tensor *index, 
 
 lm_tensor *lm_cpu_scatter_add(lm_tensor *self, int64_t dim, lm_tensor *index, lm_tensor *src) {
     return scatter(self, dim, index, src, NO_VALUE, SCATTER_ADD);
+}
+
+/* scatter_reduce's combinations. */
+enum { SR_SUM, SR_PROD, SR_MEAN, SR_AMAX, SR_AMIN };
+
+static int reduce_mode(const char *reduce, int *mode) {
+    static const char *names[] = {"sum", "prod", "mean", "amax", "amin"};
+    for (int k = 0; k < 5; k++) if (!strcmp(reduce, names[k])) { *mode = k; return 0; }
+    return lm_set_error(LM_ERR_RUNTIME, "reduce argument must be either sum, prod, mean, amax or amin, got %s", reduce);
+}
+
+static void shape_text(const lm_tensor *t, char *buf, size_t len) {
+    size_t at = (size_t)snprintf(buf, len, "[");
+    for (int k = 0; k < t->ndim && at < len; k++)
+        at += (size_t)snprintf(buf + at, len - at, k ? ", %lld" : "%lld", (long long)t->shape[k]);
+    if (at < len) snprintf(buf + at, len - at, "]");
+}
+
+/* A copy of self with src's elements combined (sum, prod, mean, amax, amin) into it where index points
+ * along dim. Without include_self a position index names starts from the first element scattered to it
+ * (positions it does not name keep self's value). NaN wins amax and amin; an integer mean rounds down.
+ * serves: all */
+lm_tensor *lm_cpu_scatter_reduce(lm_tensor *self, int64_t dim, lm_tensor *index, lm_tensor *src, const char *reduce,
+                                 bool include_self) {
+    int d, mode;
+    if (reduce_mode(reduce, &mode) || lm_wrap_dim(dim, self->ndim, &d)) return NULL;
+    if (src->dtype != self->dtype) {
+        lm_set_error(LM_ERR_RUNTIME, "Expected self.dtype to be equal to src.dtype");
+        return NULL;
+    }
+    lm_tensor *idx = lm_index_as_long(index, "index", true);
+    if (!idx) return NULL;
+    lm_nd S, I, R;
+    lm_as_nd(self, &S);
+    lm_as_nd(idx, &I);
+    lm_as_nd(src, &R);
+    lm_tensor *out = NULL;
+    uint8_t *seen = NULL;
+    int64_t *count = NULL;
+    if (lm_numel(idx) && (I.nd != S.nd || I.nd != R.nd)) {
+        lm_set_error(LM_ERR_RUNTIME, "Index tensor must have the same number of dimensions as self tensor");
+        goto fail;
+    }
+    for (int k = 0; k < I.nd && lm_numel(idx); k++)
+        if ((k != d && I.shape[k] > S.shape[k]) || I.shape[k] > R.shape[k]) {
+            char si[160], ss[160], sr[160];
+            shape_text(idx, si, sizeof si);
+            shape_text(self, ss, sizeof ss);
+            shape_text(src, sr, sizeof sr);
+            lm_set_error(LM_ERR_RUNTIME, "Expected index %s to be no larger than self %s apart from dimension %d and "
+                         "to be no larger size than src %s", si, ss, d, sr);
+            goto fail;
+        }
+    if (!(out = lm_empty(self->ndim, self->shape, self->dtype, self->device)) || lm_copy_into(out, self)) goto fail;
+    int64_t n = lm_numel(idx), total = lm_numel(out), pos[LM_MAX_DIMS] = {0};
+    if (n == 0) { lm_release(idx); return out; }
+    if (!(seen = calloc((size_t)total, 1)) || (mode == SR_MEAN && !(count = calloc((size_t)total, sizeof(int64_t))))) {
+        lm_set_error(LM_ERR_MEMORY, "out of memory");
+        goto fail;
+    }
+    lm_nd O;
+    lm_as_nd(out, &O);
+    const int64_t *ip = (const int64_t *)lm_bytes(idx);
+    void *gil = n > LM_INDEX_GIL_WORK ? lm_gil_release() : NULL;
+    LM_DISPATCH(self->dtype, T, ,
+        const T *sp = (const T *)lm_bytes(src);
+        T *dst = (T *)lm_bytes(out);
+        for (int64_t i = 0; i < n; i++, lm_next_pos(I.nd, I.shape, pos)) {
+            int64_t v = ip[lm_pos_offset(I.nd, pos, I.strides)];
+            if (v < 0 || v >= S.shape[d]) { lm_gil_reacquire(gil); lm_index_bound_error(v, d, S.shape[d]); goto fail; }
+            int64_t o = lm_pos_offset(O.nd, pos, O.strides) + (v - pos[d]) * O.strides[d];
+            T x = sp[lm_pos_offset(R.nd, pos, R.strides)], *at = dst + o;
+            if (count) count[o]++;
+            if (!include_self && !seen[o]) { seen[o] = 1; *at = x; continue; }
+            seen[o] = 1;
+            switch (mode) {
+            case SR_SUM: case SR_MEAN: *at = (T)(*at + x); break;
+            case SR_PROD: *at = (T)(*at * x); break;
+            case SR_AMAX: if (x != x || (*at == *at && x > *at)) *at = x; break;
+            default: if (x != x || (*at == *at && x < *at)) *at = x; break;
+            }
+        }
+        if (count)
+            for (int64_t o = 0; o < total; o++) {
+                int64_t c = count[o] + (include_self ? 1 : 0);
+                if (!seen[o] || c <= 1) continue;
+                if ((T)0.5 == (T)0) {   /* integers: rounded down, as PyTorch's floor division */
+                    T q = (T)(dst[o] / (T)c);
+                    if ((T)(q * (T)c) != dst[o] && dst[o] < 0) q = (T)(q - 1);
+                    dst[o] = q;
+                } else {
+                    dst[o] = (T)((double)dst[o] / (double)c);
+                }
+            })
+    lm_gil_reacquire(gil);
+    free(seen);
+    free(count);
+    lm_release(idx);
+    return out;
+fail:
+    free(seen);
+    free(count);
+    lm_release(out);
+    lm_release(idx);
+    return NULL;
 }

@@ -318,3 +318,35 @@ lm_tensor *lm_cpu_diagonal(lm_tensor *self, int64_t offset, int64_t dim1, int64_
     strides[n] = self->strides[a] + self->strides[b];
     return lm_view(self, n + 1, shape, strides, start);
 }
+
+/* Tensor.unfold: the windows of `size` elements, `step` apart, along `dimension` as a view: that dim
+ * counts the windows (stride step times its own) and a last dim of size `size` walks a window.
+ * devices: cpu, cuda */
+lm_tensor *lm_cpu_unfold(lm_tensor *self, int64_t dimension, int64_t size, int64_t step) {
+    int d;
+    if (lm_wrap_dim(dimension, self->ndim, &d)) return NULL;
+    int64_t len = self->ndim ? self->shape[d] : 1;
+    if (size > len) {
+        lm_set_error(LM_ERR_RUNTIME, "maximum size for tensor at dimension %d is %lld but size is %lld", d,
+                     (long long)len, (long long)size);
+        return NULL;
+    }
+    if (size < 0) { lm_set_error(LM_ERR_RUNTIME, "size is %lld but must be >= 0", (long long)size); return NULL; }
+    if (step <= 0) { lm_set_error(LM_ERR_RUNTIME, "step is %lld but must be > 0", (long long)step); return NULL; }
+    int64_t shape[LM_MAX_DIMS], strides[LM_MAX_DIMS];
+    if (self->ndim == 0) {   /* PyTorch: a 0-d tensor gives [size] (size is 0 or 1) */
+        shape[0] = size;
+        strides[0] = 1;
+        return lm_view(self, 1, shape, strides, self->offset);
+    }
+    if (self->ndim >= LM_MAX_DIMS) {
+        lm_set_error(LM_ERR_RUNTIME, "unfold: too many dimensions (%d)", self->ndim);
+        return NULL;
+    }
+    for (int i = 0; i < self->ndim; i++) { shape[i] = self->shape[i]; strides[i] = self->strides[i]; }
+    shape[d] = (len - size) / step + 1;
+    strides[d] = self->strides[d] * step;
+    shape[self->ndim] = size;
+    strides[self->ndim] = self->strides[d];
+    return lm_view(self, self->ndim + 1, shape, strides, self->offset);
+}

@@ -26,6 +26,7 @@ from . import _ops
 from ._multi import *  # noqa: F401,F403  (split, chunk, unbind, meshgrid, ...: several results)
 from ._everyday import *  # noqa: F401,F403  (einsum's and tensordot's call forms over their ops)
 from ._everyday2 import *  # noqa: F401,F403  (unique's and unique_consecutive's call forms over their ops)
+from ._everyday3 import *  # noqa: F401,F403  (vander's N= and unravel_index's tuple over their ops)
 from . import _indexing  # noqa: F401  (installs Tensor.__getitem__/__setitem__, built on the ops)
 from . import _tensor_extras  # noqa: E402  (expand_as, view_as, new_zeros, clip, equal, ...: Tensor methods)
 _tensor_extras.install()

@@ -1,7 +1,7 @@
 """Helpers named in derivatives.yaml. Written with loom ops only, so their
 results are differentiable again (double backward)."""
 from .. import _ops as lm
-from .._dtype import bool_ as _bool, float32 as _f32, float64 as _f64   # private: _nodes star-imports this module
+from .._dtype import bool_ as _bool, float32 as _f32, float64 as _f64, int64 as _i64   # private: _nodes star-imports this module
 from . import linalg_formulas
 from . import singular_formulas
 from .engine import sum_to as _sum_to
@@ -248,6 +248,54 @@ def index_select_backward(grad, shape, dim, index):
 def index_add_source_backward(grad, dim, index, source, alpha):
     g = grad.index_select(dim, index)
     return g if alpha == 1 else g * alpha
+
+
+def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, for_self):
+    """PyTorch's gradients of scatter_reduce: sum and mean pass grad back (divided by each position's count);
+    prod the product of the others (computed apart where an element is 0); amax and amin share grad evenly
+    among the elements equal to the result. Without include_self, positions index names give self nothing.
+    The gradient of self when for_self, else that of src."""
+    if reduce == "sum":
+        gs, gsrc = grad, grad.gather(dim, index)
+    elif reduce == "prod":
+        masked_self = self.masked_fill(self == 0, 1)
+        gs = grad * masked_self.scatter_reduce(dim, index, src, reduce, include_self=include_self) / masked_self
+        src_zero = src == 0
+        zeros = lm.zeros(tuple(self.shape), dtype=self.dtype, device=self.device)
+        num_zeros = zeros.scatter_add(dim, index, src_zero.to(self.dtype)).gather(dim, index)
+        single_zero = src_zero & (num_zeros == 1)
+        masked_src_result = self.scatter_reduce(dim, index, src.masked_fill(single_zero, 1), reduce,
+                                                include_self=include_self)
+        gsrc = lm.where(single_zero, (grad * masked_src_result).gather(dim, index),
+                        (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1))
+    elif reduce == "mean":
+        n = lm.ones_like(grad) if include_self else lm.zeros_like(grad)
+        n = n.scatter_add(dim, index, lm.ones_like(src))
+        n = n.masked_fill(n == 0, 1)
+        gs, gsrc = grad / n, grad.gather(dim, index) / n.gather(dim, index)
+    else:   # amax, amin
+        value = result.gather(dim, index)
+        self_is, src_is = self == result, src == value
+        share = grad / self_is.to(self.dtype).scatter_add(dim, index, src_is.to(self.dtype))
+        gs, gsrc = self_is * share, src_is * share.gather(dim, index)
+    if not for_self:
+        return src_backward(gsrc, src.shape)
+    return gs if include_self else gs.scatter(dim, index, 0)
+
+
+def unfold_backward(grad, shape, dimension, size, step):
+    """Tensor.unfold's windows may overlap (step < size): each element gets the sum of its windows' gradients."""
+    if len(shape) == 0:
+        return grad.sum().reshape(())
+    if grad.dtype.is_complex:   # index_add is real: the real and imaginary parts apart
+        parts = [unfold_backward(p.contiguous(), shape, dimension, size, step) for p in (lm.real(grad), lm.imag(grad))]
+        return lm.view_as_complex(lm.stack(parts, -1))
+    d = dimension % len(shape)
+    windows = grad.shape[d]
+    at = (lm.arange(windows, dtype=_i64, device=grad.device).unsqueeze(1) * step
+          + lm.arange(size, dtype=_i64, device=grad.device)).reshape(-1)
+    g = grad.movedim(-1, d + 1).reshape(list(shape[:d]) + [windows * size] + list(shape[d + 1:]))
+    return lm.zeros(tuple(shape), dtype=grad.dtype, device=grad.device).index_add(d, at, g)
 
 
 def index_backward(grad, shape, indices):
