@@ -150,6 +150,13 @@ def load(path, ops_model):
                 if i in covered:
                     err(f"two formulas for '{i}'", key)
                 covered.add(i)
+            at = [tensor_args.index(i) for i in inputs]
+            if len(inputs) > 1 and at != list(range(at[0], at[0] + len(at))):
+                # the node returns the formula's gradients for consecutive edges, in schema order
+                want = ", ".join(tensor_args[min(at):max(at) + 1])
+                err(f"a formula of several inputs gives their gradients in schema order for adjacent Tensor "
+                    f"arguments; '{key}' is not (the Tensor arguments there are {want}): write one formula per "
+                    "input", key)
             if str(expr).strip() == "non_differentiable":   # e.g. where's condition
                 continue
             if str(expr).strip() == "not_implemented":   # e.g. nll_loss's weight

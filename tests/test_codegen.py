@@ -184,6 +184,9 @@ D_BAD = [
      r"formula for 'grad_output' calls 'dim', an argument of softmax_backward and no loom op"),
     ("mask of one input", "- name: neg(Tensor self) -> Tensor\n  self: grad if grad_input_mask[0] else None\n", 2,
      r"'grad_input_mask' \(which of the inputs need a gradient\) is for a formula of several inputs"),
+    ("several inputs not adjacent", "- name: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor\n"
+     "  self: where(condition, grad, 0.0)\n  condition, other: (None, grad)\n", 3,
+     r"'condition, other' is not \(the Tensor arguments there are condition, self, other\)"),
 ]
 
 
