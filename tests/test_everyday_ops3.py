@@ -450,3 +450,48 @@ def test_put_errors():
     _raises_as_torch(lambda: a.put(loom.tensor([1, 2]), one), lambda: ta.put(torch.tensor([1, 2]), tone), IndexError)
     _raises_as_torch(lambda: a.put(loom.tensor([1.0]), one), lambda: ta.put(torch.tensor([1.0]), tone))
     _raises_as_torch(lambda: a.put(loom.tensor([1]), loom.tensor([1])), lambda: ta.put(torch.tensor([1]), torch.tensor([1])))
+
+
+def test_as_strided_views_the_storage_as_torch():
+    torch = pytest.importorskip("torch")
+    base = np.arange(24, dtype=np.float32).reshape(4, 6)
+    x, t = loom.tensor(base), torch.tensor(base)
+    for args in [((3, 2), (1, 2)), ((2, 2), (6, 1), 7), ((4,), (0,)), ((2, 3), (1, 1), None), ((0, 5), (1, 1))]:
+        np.testing.assert_array_equal(x.as_strided(*args).numpy(), t.as_strided(*args).numpy())
+    v = x.as_strided((2, 2), (6, 1), 7)
+    v.fill_(-1.0)   # a view: the write reaches the base
+    assert float(x[1, 1]) == -1.0 and float(x[2, 2]) == -1.0
+    xs = x.t()   # from a transposed tensor: strides count in its storage, as PyTorch's
+    np.testing.assert_array_equal(xs.as_strided((3,), (5,), 1).numpy(), t.t().as_strided((3,), (5,), 1).numpy())
+
+
+@pytest.mark.parametrize("args, msg", [
+    (((2, 2), (1, 1), 100), "out of bounds for storage of size 96"),
+    (((2,), (1, 2)), "mismatch in length of strides and shape"),
+    (((2, 2), (-1, 1)), "Negative strides are not supported"),
+    (((2,), (1,), -1), "invalid storage offset -1"),
+])
+def test_as_strided_errors(args, msg):
+    with pytest.raises(RuntimeError, match=msg):
+        loom.arange(24.0).as_strided(*args)
+
+
+def test_as_strided_gradient_matches_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    for make, size, stride, off in [(lambda a: a, (3, 3), (1, 1), None), (lambda a: a.t(), (2, 3), (1, 2), 1),
+                                    (lambda a: a, (4,), (0,), 2)]:
+        a = rng.standard_normal((4, 3)).astype(np.float32)
+        xl, xt = loom.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+        yl, yt = make(xl).as_strided(size, stride, off), make(xt).as_strided(size, stride, off)
+        g = rng.standard_normal(size).astype(np.float32)
+        yl.backward(loom.tensor(g))
+        yt.backward(torch.tensor(g))
+        np.testing.assert_allclose(xl.grad.numpy(), xt.grad.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_short_char_cfloat_cdouble():
+    x = loom.tensor([1.5, -2.0])
+    assert x.char().dtype == loom.int8 and x.short().dtype == loom.int16
+    assert x.cfloat().dtype == loom.complex64 and x.cdouble().dtype == loom.complex128
+    assert x.short().tolist() == [1, -2]

@@ -350,3 +350,50 @@ lm_tensor *lm_cpu_unfold(lm_tensor *self, int64_t dimension, int64_t size, int64
     strides[self->ndim] = self->strides[d];
     return lm_view(self, self->ndim + 1, shape, strides, self->offset);
 }
+
+/* A view of self's storage with the given sizes, strides and storage offset (self's own offset when
+   none is given: INT64_MIN), checked against the storage's size as PyTorch's setStorage checks it. */
+lm_tensor *lm_cpu_as_strided(lm_tensor *self, const int64_t *size, int64_t size_len, const int64_t *stride,
+                             int64_t stride_len, int64_t storage_offset) {
+    if (size_len != stride_len) {
+        lm_set_error(LM_ERR_RUNTIME, "mismatch in length of strides and shape");
+        return NULL;
+    }
+    if (size_len > LM_MAX_DIMS) {
+        lm_set_error(LM_ERR_RUNTIME, "as_strided: too many dimensions (%lld)", (long long)size_len);
+        return NULL;
+    }
+    int64_t offset = storage_offset == INT64_MIN ? self->offset : storage_offset;
+    if (offset < 0) {
+        lm_set_error(LM_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)offset);
+        return NULL;
+    }
+    int64_t last = offset, empty = 0;
+    for (int64_t i = 0; i < size_len; i++) {
+        if (size[i] < 0) {
+            lm_set_error(LM_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld", (long long)size[i]);
+            return NULL;
+        }
+        if (stride[i] < 0) {
+            lm_set_error(LM_ERR_RUNTIME, "as_strided: Negative strides are not supported at the moment, got "
+                         "stride %lld at dimension %lld", (long long)stride[i], (long long)i);
+            return NULL;
+        }
+        if (size[i] == 0) empty = 1;
+        else if (stride[i] > 0 && (size[i] - 1) > (INT64_MAX - last) / stride[i]) {
+            lm_set_error(LM_ERR_RUNTIME, "as_strided: the view's extent overflows int64");
+            return NULL;
+        }
+        else last += (size[i] - 1) * stride[i];
+    }
+    int64_t item = lm_itemsize(self->dtype);
+    int64_t have = (int64_t)(self->storage->nbytes / (size_t)item);
+    if (!empty && last >= have) {
+        lm_set_error(LM_ERR_RUNTIME, "setStorage: storage offset %lld and the view's largest index %lld (itemsize "
+                     "%lld) requiring a storage size of %lld are out of bounds for storage of size %lld",
+                     (long long)offset, (long long)(last - offset), (long long)item, (long long)((last + 1) * item),
+                     (long long)(have * item));
+        return NULL;
+    }
+    return lm_view(self, (int)size_len, size, stride, offset);
+}

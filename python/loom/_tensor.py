@@ -294,6 +294,18 @@ class Tensor(_autograd.TensorBase):
     def byte(self):
         return self.to(uint8)
 
+    def char(self):
+        return self.to(BY_NAME["int8"])
+
+    def short(self):
+        return self.to(BY_NAME["int16"])
+
+    def cfloat(self):
+        return self.to(BY_NAME["complex64"])
+
+    def cdouble(self):
+        return self.to(BY_NAME["complex128"])
+
     def type_as(self, other):
         if not isinstance(other, Tensor):
             raise TypeError(f"type_as(): argument 'other' must be Tensor, not {type(other).__name__}")

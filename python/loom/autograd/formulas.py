@@ -298,6 +298,33 @@ def unfold_backward(grad, shape, dimension, size, step):
     return lm.zeros(tuple(shape), dtype=grad.dtype, device=grad.device).index_add(d, at, g)
 
 
+def _storage_positions(shape, stride, offset, device):
+    """The storage position of each element of a (shape, stride, offset) view, flattened in C order."""
+    pos = lm.full((), offset, dtype=_i64, device=device)
+    for k, (n, s) in enumerate(zip(shape, stride)):
+        pos = pos.unsqueeze(-1) + lm.arange(n, dtype=_i64, device=device) * s
+    return pos.reshape(-1)
+
+
+def as_strided_backward(grad, self, size, stride, storage_offset):
+    """Each element of the view reads one storage position: its gradient goes to the element of self
+    at that position (summed over repeats; positions outside self's elements get none)."""
+    if grad.dtype.is_complex:
+        parts = [as_strided_backward(p.contiguous(), self, size, stride, storage_offset)
+                 for p in (lm.real(grad), lm.imag(grad))]
+        return lm.complex(parts[0], parts[1])
+    offset = self.storage_offset() if storage_offset is None else storage_offset
+    read = _storage_positions(size, stride, offset, grad.device)
+    mine = _storage_positions(tuple(self.shape), self.stride(), self.storage_offset(), grad.device)
+    span = int(max(int(read.max()) if read.numel() else 0, int(mine.max()) if mine.numel() else 0)) + 1
+    owner = lm.full((span,), -1, dtype=_i64, device=grad.device)
+    owner[mine] = lm.arange(mine.numel(), dtype=_i64, device=grad.device)
+    target = owner[read]
+    keep = target >= 0
+    out = lm.zeros(self.numel(), dtype=grad.dtype, device=grad.device)
+    return out.index_add(0, target[keep], grad.reshape(-1)[keep]).reshape(tuple(self.shape))
+
+
 def index_backward(grad, shape, indices):
     """Repeated indices read one element several times: their gradients add up."""
     if grad.dtype.is_complex:   # accumulated over the real (..., 2) view (the indices take leading dims)
