@@ -15,13 +15,12 @@ class SparseEmbedding(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx.scale:
+            raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
         n, dim = ctx.shape
         idx = ctx.input.reshape(-1).long()
         g = grad.reshape(-1, dim)
         if ctx.padding_idx >= 0:
             keep = (idx != ctx.padding_idx).nonzero().reshape(-1)
             idx, g = idx.index_select(0, keep), g.index_select(0, keep)
-        if ctx.scale and idx.shape[0]:
-            counts = _ops.bincount(idx, minlength=n).index_select(0, idx)
-            g = g / counts.to(g.dtype).unsqueeze(1)
         return _make(idx.unsqueeze(0), g, (n, dim), idx.shape[0] <= 1), None, None, None
