@@ -80,21 +80,23 @@ def _matmul_sparse(a, b):
     return _dense_spmm(a, b)
 
 
-def _dispatching(dense_fn, sparse_fn):
+def _dispatching(dense_fn, sparse_fn, second):
     """dense_fn (a generated op) where no argument is sparse, else sparse_fn: loom.mm and loom.matmul, so
-    torch.mm(S, D) runs unchanged. One class test for dense calls."""
+    torch.mm(S, D) runs unchanged. Dense calls pay one class test per argument."""
     @functools.wraps(dense_fn)
-    def fn(input, other, *args, **kwargs):
-        if input.__class__ is SparseTensor or other.__class__ is SparseTensor:
-            if args or kwargs:
+    def fn(*args, **kwargs):
+        if any(a.__class__ is SparseTensor for a in args) or any(v.__class__ is SparseTensor
+                                                                 for v in kwargs.values()):
+            operands = list(args) + [kwargs.pop(k) for k in ("self", "input", second) if k in kwargs]
+            if kwargs or len(operands) != 2:
                 raise SparseOperandError(f"{dense_fn.__name__}(): out= is not supported with a sparse operand")
-            return sparse_fn(input, other)
-        return dense_fn(input, other, *args, **kwargs)
+            return sparse_fn(*operands)
+        return dense_fn(*args, **kwargs)
     return fn
 
 
-mm = _dispatching(_ops.mm, sparse_mm)
-matmul = _dispatching(_ops.matmul, _matmul_sparse)
+mm = _dispatching(_ops.mm, sparse_mm, "mat2")
+matmul = _dispatching(_ops.matmul, _matmul_sparse, "other")
 
 
 def spmm(input, mat2):
