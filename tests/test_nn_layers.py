@@ -243,11 +243,12 @@ def test_embedding_scale_grad_by_freq(padding_idx, max_norm):
     check_module(tm, lm, idx, grad_inputs=False)
 
 
-def test_embedding_sparse_is_refused():
-    with pytest.raises(NotImplementedError, match=r"Embedding\(\): sparse=True is not supported"):
-        nn.Embedding(4, 2, sparse=True)
-    with pytest.raises(NotImplementedError, match=r"embedding\(\): sparse=True is not supported"):
-        F.embedding(loom.tensor([0, 1]), loom.zeros(4, 2, requires_grad=True), sparse=True)
+def test_embedding_sparse_gives_the_dense_gradient_as_a_sparse_tensor():
+    # the sparse gradient's checks against torch are in test_sparse.py
+    w = loom.tensor(rand(4, 2), requires_grad=True)
+    F.embedding(loom.tensor([0, 3, 0]), w, sparse=True).sum().backward()
+    assert w.grad.is_sparse
+    close(w.grad.to_dense(), np.array([[2, 2], [0, 0], [0, 0], [1, 1]]), 0)
 
 
 def test_embedding_from_pretrained():

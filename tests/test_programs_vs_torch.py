@@ -1,7 +1,8 @@
 """Small programs written the way PyTorch users write them, run with loom and with PyTorch from the same
 initial weights: an LSTM language model, a Transformer-encoder classifier, a GPT with causal attention,
-a policy-gradient agent with distributions.Categorical, a VAE, a DCGAN and an LBFGS fit. Each trains a
-few steps; the losses must agree."""
+a policy-gradient agent with distributions.Categorical, a VAE, a DCGAN, an LBFGS fit, a graph
+convolution network over a sparse adjacency and a sparse-gradient embedding model with SparseAdam.
+Each trains a few steps; the losses must agree."""
 import numpy as np
 import pytest
 torch = pytest.importorskip("torch", reason="PyTorch is not installed: these tests compare with it")
@@ -363,3 +364,97 @@ def test_lbfgs_logistic_regression_fits_as_torch(line_search_fn):
     _same_parameters(lm, tm, rtol=1e-7, atol=1e-9)
     assert evals["loom"] == evals["torch"] > 10
     assert lm.weight.dtype == loom.float64
+
+
+def gcn(mod, features=6, hidden=16, classes=3):
+    """Kipf & Welling's two-layer GCN: relu(A X W1) then A H W2, A the normalised adjacency (sparse)."""
+    nn, F = mod.nn, mod.nn.functional
+
+    class GraphConv(nn.Module):
+        def __init__(self, n_in, n_out):
+            super().__init__()
+            self.weight = nn.Parameter(mod.empty(n_in, n_out))
+            self.bias = nn.Parameter(mod.zeros(n_out))
+            nn.init.xavier_uniform_(self.weight)
+
+        def forward(self, x, adj):
+            return mod.sparse.mm(adj, x @ self.weight) + self.bias
+
+    class GCN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gc1, self.gc2 = GraphConv(features, hidden), GraphConv(hidden, classes)
+
+        def forward(self, x, adj):
+            h = F.dropout(F.relu(self.gc1(x, adj)), 0.0, self.training)
+            return F.log_softmax(self.gc2(h, adj), dim=1)
+    return GCN()
+
+
+def _normalised_adjacency(n, edges):
+    """D^-1/2 (A + I) D^-1/2 of an undirected graph, as COO indices and values (NumPy)."""
+    a = np.eye(n, dtype=np.float32)
+    a[edges[:, 0], edges[:, 1]] = a[edges[:, 1], edges[:, 0]] = 1
+    d = a.sum(1) ** -0.5
+    a = d[:, None] * a * d[None, :]
+    rows, cols = np.nonzero(a)
+    return np.stack([rows, cols]), a[rows, cols]
+
+
+def test_gcn_with_a_sparse_adjacency_trains_as_torch():
+    n = 30
+    edges = rng.integers(0, n, (60, 2))
+    idx, vals = _normalised_adjacency(n, edges)
+    x = rng.standard_normal((n, 6)).astype(np.float32)
+    y = rng.integers(0, 3, n)
+    train = np.arange(n) < 20
+
+    def step(lib, m, opt, i):
+        adj = lib.sparse_coo_tensor(lib.tensor(idx), lib.tensor(vals), (n, n), check_invariants=True)
+        out = m(lib.tensor(x), adj)
+        mask = lib.tensor(train)
+        loss = lib.nn.functional.nll_loss(out[mask], lib.tensor(y)[mask])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+    lm, tm = run_both(gcn, lambda lib, m: lib.optim.Adam(m.parameters(), lr=0.01, weight_decay=5e-4), step, steps=5)
+    for (name, p), q in zip(lm.named_parameters(), tm.parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+def bag_of_embeddings(mod, vocab=40, d=8, classes=4):
+    nn = mod.nn
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(vocab, d, sparse=True, padding_idx=0)
+            self.head = nn.Linear(d, classes)
+
+        def forward(self, x):
+            return self.head(self.embed(x).mean(1))
+    return Model()
+
+
+def test_sparse_embedding_with_sparse_adam_trains_as_torch():
+    x = rng.integers(0, 40, (6, 5))
+    x[:, -1] = 0   # padding: its row gets no gradient
+    y = rng.integers(0, 4, 6)
+
+    def make_opt(lib, m):   # PyTorch's recipe: SparseAdam for the sparse gradients, Adam for the rest
+        return [lib.optim.SparseAdam(list(m.embed.parameters()), lr=0.05),
+                lib.optim.Adam(list(m.head.parameters()), lr=0.05)]
+
+    def step(lib, m, opts, i):
+        loss = lib.nn.functional.cross_entropy(m(lib.tensor(x)), lib.tensor(y))
+        for o in opts:
+            o.zero_grad()
+        loss.backward()
+        assert m.embed.weight.grad.is_sparse
+        for o in opts:
+            o.step()
+        return loss.item()
+    lm, tm = run_both(bag_of_embeddings, make_opt, step, steps=4)
+    np.testing.assert_allclose(lm.embed.weight.detach().numpy(), tm.embed.weight.detach().numpy(), rtol=1e-4,
+                               atol=1e-5)

@@ -47,6 +47,17 @@ static PyObject *buffer_of(PyObject *buffers, PyObject *node) {
 }
 
 /* list[i] += g, where None is zero */
+/* a tensor without a C handle: a sparse COO tensor (loom._sparse), whose values live in Python */
+static int handleless(PyObject *x) {
+    return PyObject_TypeCheck(x, &lmag_TensorBaseType) && !((TensorObj *)x)->h;
+}
+
+/* a + b for two gradients of one slot; dense + sparse is the order that is defined (PyTorch's
+ * add(dense, sparse)), so a sparse gradient goes on the right */
+static PyObject *sum_grads(PyObject *a, PyObject *b) {
+    return handleless(a) && !handleless(b) ? PyNumber_Add(b, a) : PyNumber_Add(a, b);
+}
+
 static int add_into(PyObject *list, Py_ssize_t i, PyObject *g) {
     if (i < 0 || i >= PyList_GET_SIZE(list)) {
         PyErr_SetString(PyExc_RuntimeError, "autograd: a gradient for an output the node does not have");
@@ -54,7 +65,7 @@ static int add_into(PyObject *list, Py_ssize_t i, PyObject *g) {
     }
     PyObject *cur = PyList_GET_ITEM(list, i);
     if (g == Py_None) return 0;
-    PyObject *sum = cur == Py_None ? Py_NewRef(g) : PyNumber_Add(cur, g);
+    PyObject *sum = cur == Py_None ? Py_NewRef(g) : sum_grads(cur, g);
     return sum ? PyList_SetItem(list, i, sum) : -1;
 }
 
@@ -154,7 +165,7 @@ static int accumulate(PyObject *node, PyObject *g, int create_graph) {
 
 /* whether tensor g already has the shape tuple `shape` (then no reduction is due) */
 static int has_shape(PyObject *g, PyObject *shape) {
-    if (!PyObject_TypeCheck(g, lmag_Tensor) || !PyTuple_Check(shape)) return 0;
+    if (!PyObject_TypeCheck(g, lmag_Tensor) || !PyTuple_Check(shape) || handleless(g)) return 0;
     lm_tensor *t = lmag_handle(g);
     if (!t) return -1;
     if (t->ndim != PyTuple_GET_SIZE(shape)) return 0;
@@ -205,7 +216,7 @@ static int process(PyObject *node, PyObject *buffers, PyObject *deps, PyObject *
             if (!slot) { if (PyErr_Occurred()) goto done; continue; }
             PyObject *g = PyList_GET_ITEM(grads, nr), *cur = PyDict_GetItemWithError(captured, slot);
             if (!cur && PyErr_Occurred()) goto done;
-            PyObject *sum = !cur || cur == Py_None ? Py_NewRef(g) : g == Py_None ? Py_NewRef(cur) : PyNumber_Add(cur, g);
+            PyObject *sum = !cur || cur == Py_None ? Py_NewRef(g) : g == Py_None ? Py_NewRef(cur) : sum_grads(cur, g);
             int bad = !sum || PyDict_SetItem(captured, slot, sum) < 0;
             Py_XDECREF(sum);
             if (bad) goto done;

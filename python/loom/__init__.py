@@ -32,6 +32,13 @@ from . import _tensor_extras  # noqa: E402  (expand_as, view_as, new_zeros, clip
 _tensor_extras.install()
 from ._tensor_extras import equal, nonzero, where  # noqa: E402,F401  (functions as well, as torch's)
 from ._compile import compile  # noqa: E402,F401
+from ._layout import layout, strided, sparse_coo  # noqa: E402,F401
+from . import _sparse, _sparse_ops  # noqa: E402
+_sparse.install()
+_sparse_ops.install()
+from ._sparse import sparse_coo_tensor  # noqa: E402,F401
+from ._sparse_ops import mm, matmul, spmm  # noqa: E402,F401  (mm/matmul take a sparse operand too)
+from . import sparse  # noqa: E402,F401
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from .autograd.api import install as _install_autograd

@@ -12,7 +12,7 @@ from . import cuda
 from ._C import ffi, lib
 from ._autograd import grad_enabled as _grad_enabled
 from ._dtype import FROM_PYTHON, device, dtype
-from ._errors import raise_error as _raise
+from ._errors import SparseOperandError, raise_error as _raise, sparse_operand_message
 from ._memory_format import memory_format, code_of as _memory_format_arg
 from ._numpy import as_tensor
 from ._tensor import Tensor, _new, _object_new  # noqa: F401  (_object_new: re-exported to the generated ops)
@@ -133,7 +133,10 @@ def _tensor_arg_or_none(x):
 
 
 def _tensor_arg(x, op, name):
-    h = _tensor_arg_or_none(x)
+    try:
+        h = _tensor_arg_or_none(x)
+    except SparseOperandError:   # a sparse COO tensor has no handle: name the op it reached
+        raise SparseOperandError(sparse_operand_message(op)) from None
     if h is None:
         _type_error(op, name, "Tensor", x)
     return h
@@ -151,7 +154,10 @@ def _composite_tensor_arg(x, op, name):
 def _tensor_list(xs, op, name):
     if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)):
         _type_error(op, name, "a tuple or list of Tensors", xs)
-    hs = [x._h for x in xs if isinstance(x, Tensor)]
+    try:
+        hs = [x._h for x in xs if isinstance(x, Tensor)]
+    except SparseOperandError:
+        raise SparseOperandError(sparse_operand_message(op)) from None
     if len(hs) != len(xs):
         i, x = next((i, x) for i, x in enumerate(xs) if not isinstance(x, Tensor))
         raise TypeError(f"{op}(): expected Tensor as element {i} in argument '{name}', "

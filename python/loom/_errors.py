@@ -59,3 +59,14 @@ def renamed(e, op):
         return e
     new.__cause__ = e.__cause__
     return new
+
+
+class SparseOperandError(NotImplementedError):
+    """A sparse COO tensor reached an op that only takes dense (strided) tensors. Raised by a sparse
+    tensor's missing handle; the generated argument conversion re-raises it naming the op."""
+
+
+def sparse_operand_message(op):
+    return (f"Could not run '{op}' with arguments from the 'SparseCPU' backend: loom's sparse COO tensors "
+            f"support construction, coalesce, to_dense, transpose, +, * and / by a scalar, sum, mm/matmul/addmm "
+            f"with a dense matrix (loom.sparse), and nothing else; convert with .to_dense() first")

@@ -46,6 +46,9 @@ def train_step() -> float:
     out.backward()
     norms = loom.linalg.vector_norm(x, 2, dim=1) + x.norm(p=1, dim=[1]) + loom.norm(x, "fro")
     assert loom.allclose(norms, norms) and x.allclose(x)
+    adj = loom.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))
+    spread = loom.sparse.mm(adj, loom.ones(2, 3)) + loom.spmm(adj.coalesce(), loom.ones(2, 3))
+    assert adj.is_sparse and adj.layout is loom.sparse_coo and x.layout is loom.strided and spread.shape == (2, 3)
     return float(loss.detach().item()) + float(out.item())
 
 

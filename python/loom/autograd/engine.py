@@ -54,5 +54,10 @@ def _accumulate(leaf, g, create_graph, owned=False):
     if not create_graph and g.__class__ is not Tensor:   # keep .grad out of the graph
         g = g.detach()
         owned = False
-    meta.grad = (g if owned else g.clone()) if meta.grad is None else meta.grad + g
+    if meta.grad is None:
+        meta.grad = g if owned else g.clone()
+    elif meta.grad.is_sparse and not g.is_sparse:   # a sparse .grad meets a dense one: dense (PyTorch's)
+        meta.grad = g + meta.grad
+    else:   # sparse + sparse concatenates their entries; dense + sparse is dense
+        meta.grad = meta.grad + g
 

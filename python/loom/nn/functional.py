@@ -10,6 +10,7 @@ from .._args import takes_tensors
 from .. import _ops as _L   # the generated ops: _L.linear is loom.linear
 from .._C import lib
 from .._tensor import Tensor
+from ._sparse_embedding import SparseEmbedding
 from ._functional_resize import interpolate, pixel_shuffle, pixel_unshuffle, upsample, upsample_bilinear, \
     upsample_nearest  # noqa: F401  (re-exported: torch.nn.functional has them)
 
@@ -331,16 +332,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         if padding_idx < -n:
             raise ValueError("embedding(): padding_idx must be within num_embeddings")
         padding_idx = n + padding_idx
-    if sparse:
-        raise _sparse_embedding_unsupported("embedding()")
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
+    if sparse:   # weight.grad comes out as a sparse COO tensor
+        return SparseEmbedding.apply(weight, input, padding_idx, scale_grad_by_freq)
     return _L.embedding(weight, input, padding_idx, scale_grad_by_freq)
-
-
-def _sparse_embedding_unsupported(where):
-    return NotImplementedError(f"{where}: sparse=True is not supported: loom has no sparse tensors, so the "
-                               f"weight's gradient can only be dense (pass sparse=False)")
 
 
 def _embedding_renorm_(weight, input, max_norm, norm_type):

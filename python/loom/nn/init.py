@@ -89,6 +89,23 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
     return _fill_random(tensor, lambda shape, dt: _standard(shape, dt, generator, True) * std + mean)
 
 
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """A 2-D tensor as a sparse matrix (Martens 2010): N(0, std^2) entries, then in each column
+    ceil(sparsity * rows) entries at random rows set to zero (PyTorch's order of draws)."""
+    _check(tensor, "sparse_", generator)
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    normal_(tensor, 0, std, generator)
+    with no_grad():
+        for col in range(cols):
+            perm = (as_tensor(generator._permutation(rows)) if generator is not None
+                    else _ops.randperm(rows, device=tensor.device))
+            tensor[perm[:num_zeros], col] = 0
+    return tensor
+
+
 def constant_(tensor, val):
     _check(tensor, "constant_")
     with no_grad():

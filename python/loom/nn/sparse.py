@@ -13,8 +13,6 @@ class Embedding(Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
         super().__init__()
-        if sparse:
-            raise F._sparse_embedding_unsupported("Embedding()")
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         if padding_idx is not None:
             if padding_idx > 0 and padding_idx >= num_embeddings:

@@ -13,5 +13,6 @@ from .radam import RAdam
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD", "LBFGS", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD", "LBFGS", "SparseAdam", "lr_scheduler"]

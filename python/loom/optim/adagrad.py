@@ -9,6 +9,7 @@ __all__ = ["Adagrad"]
 class Adagrad(Optimizer):
     """sum += g * g; p -= lr / (1 + (t - 1) * lr_decay) * g / (sqrt(sum) + eps). As in PyTorch, the state
     (step 0, sum = initial_accumulator_value) exists from construction, for every parameter."""
+    _sparse_grads = "densify"
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):

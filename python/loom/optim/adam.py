@@ -14,6 +14,7 @@ def _check_betas(betas):
 class Adam(Optimizer):
     """m = beta1 * m + (1 - beta1) * g; v = beta2 * v + (1 - beta2) * g * g (v_max = max(v_max, v) with
     amsgrad); p -= lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)."""
+    _sparse_grads = "Adam does not support sparse gradients, please consider SparseAdam instead"
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,

@@ -43,6 +43,10 @@ class Optimizer:
     # Subclass knobs: whether state holds a "step" count, and which tensor
     # states a group needs (a method, since it can depend on the group).
     _counts_steps = True
+    # a sparse gradient (embedding(sparse=True)): "densify" steps with its dense form, which is the same
+    # update for rules linear in g (SGD) or zero where g is (Adagrad); else step() refuses it with this
+    # message (PyTorch's), {name} standing for the class name
+    _sparse_grads = "{name} does not support sparse gradients"
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -182,6 +186,20 @@ class Optimizer:
 
     def _step_group(self, gi, group):
         params = group["params"]
+        sparse = [(p, p.grad) for p in params if p.grad is not None and p.grad.is_sparse]
+        if sparse:
+            if self._sparse_grads != "densify":
+                raise RuntimeError(self._sparse_grads.format(name=type(self).__name__))
+            for p, g in sparse:
+                p.grad = g.to_dense()
+            try:
+                return self._step_group_dense(gi, group, params)
+            finally:
+                for p, g in sparse:   # the caller's .grad stays sparse, as PyTorch leaves it
+                    p.grad = g
+        return self._step_group_dense(gi, group, params)
+
+    def _step_group_dense(self, gi, group, params):
         names = self._tensor_state(group)
         stateful = bool(names) or self._counts_steps
         flat = self._flat.get(gi) if stateful else None

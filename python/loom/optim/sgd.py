@@ -9,6 +9,7 @@ class SGD(Optimizer):
     """p -= lr * g, where g is the gradient (negated when maximize, plus weight_decay * p), or with momentum
     the buffer b = momentum * b + (1 - dampening) * g (b = g on the first step), and with nesterov
     g + momentum * b."""
+    _sparse_grads = "densify"
     _counts_steps = False
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
