@@ -134,6 +134,8 @@ def dims(name, fn, args, level, size, tensors, dim_args, new_dim):
                 new[d] = list(range(1, rank + 1))
         else:
             new[d] = _shift(v, rank, name)
+            if name == "permute":   # the full permutation: the batch dim stays first
+                new[d] = [0] + new[d]
     r = fn(**new)
     if flat and args.get("keepdim"):
         r = r.reshape((size,) + (1,) * nd)

@@ -121,5 +121,6 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 
 def hessian(func, argnums=0):
-    """The Hessian of a scalar func: jacfwd of jacrev, as torch.func.hessian."""
-    return jacfwd(jacrev(func, argnums), argnums)
+    """The Hessian of a scalar func (torch.func's is jacfwd of jacrev; loom's is reverse over reverse,
+    as forward AD over a reverse pass does not yet carry every tangent)."""
+    return jacrev(jacrev(func, argnums), argnums)

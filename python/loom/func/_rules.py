@@ -249,3 +249,11 @@ def setitem(self, key, value):
 
 BatchedTensor.__getitem__ = getitem
 BatchedTensor.__setitem__ = setitem
+
+
+def detach(self):
+    return result(self._value.detach(), self._level)
+
+
+BatchedTensor.detach = detach
+BatchedTensor.T = property(lambda self: self.permute(tuple(range(self.ndim - 1, -1, -1))))
