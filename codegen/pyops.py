@@ -91,3 +91,12 @@ def resolver_source(name, group, fnames, doc, with_out=True):
                if any(pygen.numpy_aliases(op) for op in group) else "")
             + f"    fn, args = _resolve_overload(\"{name}\", _{name}_overloads, args, kwargs)\n"
             f"    return fn(*args, **kwargs)\n")
+
+
+def batched_dunder_source(op, dname, kind, fname, inplace_fname):
+    """vmap's BatchedTensor takes the operator through the op's function (its fast paths read handles,
+    which a BatchedTensor has none of): `_b_NAME`."""
+    if kind == "unary":
+        return f"def _b_{dname.strip('_')}(self):\n    return {fname}(self)\n"
+    call = {"reflected": f"{fname}(other, self)", "inplace": f"{inplace_fname}(self, other)"}.get(kind, f"{fname}(self, other)")
+    return f"def _b_{dname.strip('_')}(self, other):\n    return {call}\n"

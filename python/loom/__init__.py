@@ -80,3 +80,5 @@ from ._sampling import install as _install_sampling  # noqa: E402
 _install_sampling()
 from . import distributions  # noqa: E402
 from . import testing  # noqa: E402,F401
+from . import func  # noqa: E402  (vmap, grad, jacrev, ...: transforms over the ops and autograd)
+from .func import vmap  # noqa: E402

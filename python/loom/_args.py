@@ -11,6 +11,7 @@ import numpy as np
 from . import cuda
 from ._C import ffi, lib
 from ._autograd import grad_enabled as _grad_enabled
+from ._batched import BatchedOperand as _BatchedOperand
 from ._dtype import FROM_PYTHON, device, dtype
 from ._errors import SparseOperandError, raise_error as _raise, sparse_operand_message
 from ._memory_format import memory_format, code_of as _memory_format_arg
@@ -138,6 +139,8 @@ def _tensor_arg(x, op, name):
     except SparseOperandError:   # a sparse COO tensor has no handle: name the op it reached
         raise SparseOperandError(sparse_operand_message(op)) from None
     if h is None:
+        if isinstance(x, Tensor):   # a vmap BatchedTensor (no handle): the op's batching rule takes over
+            raise _BatchedOperand(op)
         _type_error(op, name, "Tensor", x)
     return h
 
@@ -158,6 +161,8 @@ def _tensor_list(xs, op, name):
         hs = [x._h for x in xs if isinstance(x, Tensor)]
     except SparseOperandError:
         raise SparseOperandError(sparse_operand_message(op)) from None
+    if None in hs:   # a vmap BatchedTensor among them
+        raise _BatchedOperand(op)
     if len(hs) != len(xs):
         i, x = next((i, x) for i, x in enumerate(xs) if not isinstance(x, Tensor))
         raise TypeError(f"{op}(): expected Tensor as element {i} in argument '{name}', "

@@ -2,6 +2,7 @@
 C core's promotion rules, the ones every op applies."""
 from ._C import lib
 from ._args import _tensor_arg
+from ._batched import BatchedOperand, BatchedTensor
 from ._dtype import BY_CODE, dtype as _dtype_cls
 from ._dtype_table import PROMOTE
 from ._errors import raise_error
@@ -10,7 +11,10 @@ from ._errors import raise_error
 def result_type(tensor1, tensor2):
     """The dtype an arithmetic op of tensor1 and tensor2 (tensors or Python numbers) computes in:
     dimensioned tensors decide, then 0-d ones, then numbers, each only from a higher category."""
-    hs = [_tensor_arg(tensor1, "result_type", "tensor1"), _tensor_arg(tensor2, "result_type", "tensor2")]
+    try:
+        hs = [_tensor_arg(tensor1, "result_type", "tensor1"), _tensor_arg(tensor2, "result_type", "tensor2")]
+    except BatchedOperand:   # vmap: a sample's dtype and rank are its batch's less the batch dim
+        return result_type(*[_one_sample(t) for t in (tensor1, tensor2)])
     code = lib.lm_result_type(hs, 2)
     if code < 0:
         raise_error("result_type")
@@ -34,3 +38,9 @@ def can_cast(from_, to):
     """Whether PyTorch's casting rules allow an op computing in from_ to write into to (no float
     into an integer, no number into bool)."""
     return bool(lib.lm_can_cast(_dtype_arg(from_, "can_cast", "from_").code, _dtype_arg(to, "can_cast", "to").code))
+
+
+def _one_sample(t):
+    while t.__class__ is BatchedTensor:
+        t = t._value.select(0, 0)
+    return t
