@@ -17,12 +17,13 @@ An op the model cannot place (matmul, conv, indexing, gather ...) gets no entry 
 is hand-written in python/loom/func/_rules.py, or vmap names it as having none."""
 from . import pygen
 
-DIM_NAMES = ("dim", "dims", "dim0", "dim1", "dim2", "start_dim", "end_dim", "source", "destination")
+DIM_NAMES = ("dim", "dims", "dim0", "dim1", "dim2", "start_dim", "end_dim", "source", "destination", "dimension")
 SIZE_NAMES = ("size", "shape")
 NEW_DIM_OPS = ("unsqueeze", "stack")   # a dim argument that may name the new (rank + 1) position
 # one-Tensor kernels with no dim argument that still see the tensor's rank: no generic rule
 RANK_BOUND = ("t", "nonzero", "multinomial", "max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d",
               "adaptive_max_pool2d", "one_hot", "embedding")
+STORAGE_BOUND = ("as_strided",)   # reads self's storage by position: a batch dim cannot be put in front
 
 
 def is_random(op):
@@ -31,7 +32,7 @@ def is_random(op):
 
 def rule(op):
     """The op's generated rule (a tuple), or None where the model cannot say."""
-    if op.kind == "composite":
+    if op.kind == "composite" or op.name in STORAGE_BOUND:
         return None   # composites run their parts under vmap
     tensors = tuple(a.name for a in op.inputs)
     lists = [a for a in op.inputs if a.type.is_list]
