@@ -33,6 +33,7 @@ from ._tensor_extras import equal, nonzero, where  # noqa: E402,F401  (functions
 from ._compile import compile  # noqa: E402,F401
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .autograd.api import install as _install_autograd
 _install_autograd(Tensor)
 from . import nn   # after the ops: nn's modules build on them
