@@ -73,3 +73,4 @@ from ._sampling import install as _install_sampling  # noqa: E402
 _install_sampling()
 from . import distributions  # noqa: E402
 from . import testing  # noqa: E402,F401
+from . import profiler  # noqa: E402,F401  (torch.profiler's spelling of autograd.profiler)
