@@ -106,6 +106,7 @@ void lm_set_parallel_threshold(int64_t n);
 int64_t lm_get_parallel_threshold(void);
 void lm_allocator_trim(void);
 int64_t lm_allocator_cached_bytes(void);
+void lm_memory_stats(int64_t *out);   /* live tensors, live storages, their bytes, the allocator's cached bytes */
 void lm_install_gil_hooks(void);   /* defined by the cffi module */
 
 /* CUDA (native/cuda/host_runtime.c): the CUDA library is loaded on first use */
