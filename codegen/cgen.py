@@ -94,6 +94,9 @@ class Entry:
     symbol: str
     params: str
     variant: str
+    call: str = ""       # the parameters' names, as the entry passes them on
+    shapes: tuple = ()   # per argument, for the profiler's record_shapes: its name if it is a Tensor, else NULL
+    name: str = ""       # the profiler's event name
 
     @property
     def decl(self):
@@ -108,15 +111,22 @@ class Entry:
 def entries(op):
     """Every public C entry of an op, as Entry records."""
     ps = params(op)
+    names = [types.row(a.type).args(a.name) for a in op.schema.args]
+    shapes = tuple(a.name if types.row(a.type).tensor else "NULL" for a in op.schema.args)
+    name = f"loom::{op.name}"
     if op.returns_tuple:
-        return [Entry("int", f"lm_op_{op.cname}", ", ".join(ps + ["lm_tensor **results"]), "function")]
+        return [Entry("int", f"lm_op_{op.cname}", ", ".join(ps + ["lm_tensor **results"]), "function",
+                      ", ".join(names + ["results"]), shapes, name)]
     if op.mutating:
-        return [Entry("int", f"lm_op_{op.cname}", ", ".join(ps) or "void", "function")]
-    out = [Entry("lm_tensor *", f"lm_op_{op.cname}", ", ".join(ps) or "void", "function")]
+        return [Entry("int", f"lm_op_{op.cname}", ", ".join(ps) or "void", "function", ", ".join(names), shapes, name)]
+    out = [Entry("lm_tensor *", f"lm_op_{op.cname}", ", ".join(ps) or "void", "function", ", ".join(names), shapes,
+                 name)]
     if "out" in op.variants:
-        out.append(Entry("int", f"lm_op_{op.cname}_out", ", ".join(["lm_tensor *out"] + ps), "out"))
+        out.append(Entry("int", f"lm_op_{op.cname}_out", ", ".join(["lm_tensor *out"] + ps), "out",
+                         ", ".join(["out"] + names), ("out",) + shapes, name))
     if "inplace" in op.variants:
-        out.append(Entry("int", f"lm_op_{op.cname}_inplace", ", ".join(ps), "inplace"))
+        out.append(Entry("int", f"lm_op_{op.cname}_inplace", ", ".join(ps), "inplace", ", ".join(names), shapes,
+                         name + "_"))
     return out
 
 

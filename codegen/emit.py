@@ -191,6 +191,7 @@ def ffi_specs(model, cdef_text):
         mine = {k: shards[k] for k in cgen.shards_of_module(j)}
         decls = [d for ops in mine.values() for op in ops for d, _ in cgen.entry_decls(op)]
         cdef = "".join(f"{d};\n" for d in decls) + f"int lm_ffi_bind({', '.join('uintptr_t' for _ in mine)});\n"
+        cdef += "void lm_ffi_profiler(uintptr_t state);\n"
         specs[f"_C_ops{j}.c"] = FfiSpec(f"loom._C_ops{j}", cdef,
                                         template.render(index=j, shards=mine, gil=KEEP_GIL, c=cgen))
     return specs

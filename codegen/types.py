@@ -15,6 +15,7 @@ class ArgType:
     bound: str = ""      # "statement" when the converter returns several values (bound to names first)
     ctx: str = ""        # the C type of a pointwise ctx field holding it ("": not a ctx type)
     kernel: bool = True  # passed on to the kernel; False: the generated entry applies it (memory_format)
+    tensor: bool = False  # one lm_tensor * (the profiler's record_shapes reads its shape)
 
     def params(self, name):
         return self.c_params.format(n=name)
@@ -26,9 +27,9 @@ class ArgType:
 _ROWS = {
     # (base, is_list, optional): row
     ("Tensor", False, False): ArgType("lm_tensor *{n}", "{n}", "_tensor_arg", "Tensor | _Number", "Tensor",
-                                      bound="statement"),
+                                      bound="statement", tensor=True),
     ("Tensor", False, True): ArgType("lm_tensor *{n}", "{n}", "_tensor_arg", "Tensor | _Number | None", "Tensor?",
-                                     bound="statement"),
+                                     bound="statement", tensor=True),
     ("Tensor", True, False): ArgType("lm_tensor **{n}, int64_t {n}_len", "{n}, {n}_len", "_tensor_list",
                                      "Sequence[Tensor]", "Tensor[]", bound="statement"),
     ("int", False, False): ArgType("int64_t {n}", "{n}", "_int", "_int", "int", ctx="int64_t"),

@@ -5,6 +5,9 @@ Each loader here starts its workers once (about a second with spawn), so the che
 import os
 import pickle
 import random
+import signal
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -134,3 +137,52 @@ def test_worker_arguments():
         DataLoader(ds, num_workers=1, multiprocessing_context=3)
     with pytest.raises(TypeError, match="num_workers option should be an int"):
         DataLoader(ds, num_workers=1.5)
+
+
+class KilledBySignal(Dataset):
+    """Sample 2 kills its worker with SIGKILL (as the OOM killer would)."""
+
+    def __getitem__(self, i):
+        if i == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return i
+
+    def __len__(self):
+        return 6
+
+
+class Ragged(Dataset):
+    """Sample 5 has another shape than the others."""
+
+    def __getitem__(self, i):
+        return loom.ones(2 if i == 5 else 3)
+
+    def __len__(self):
+        return 8
+
+
+def test_worker_killed_by_a_signal_is_a_clear_error_not_a_hang():
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \d \(pid \d+\) exited unexpectedly \(killed by signal "
+                                           r"SIGKILL\)"):
+        list(DataLoader(KilledBySignal(), batch_size=None, num_workers=2, timeout=WAIT_S))
+    assert time.monotonic() - start < WAIT_S   # found by the liveness check, not by the timeout
+
+
+def test_a_worker_exception_carries_its_traceback_text():
+    with pytest.raises(KeyError) as e:
+        list(DataLoader(Faulty(), batch_size=None, num_workers=1, timeout=WAIT_S, sampler=[3]))
+    text = str(e.value)
+    assert "Caught KeyError in DataLoader worker process 0.\nOriginal Traceback (most recent call last):" in text
+    assert 'raise KeyError("no sample 3")' in text and "in __getitem__" in text   # the worker's own frame
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_inconsistent_shapes_name_the_sample(workers):
+    kw = dict(num_workers=workers, timeout=WAIT_S) if workers else {}
+    with pytest.raises(ValueError, match=r"stack expects each tensor to be equal size, but got \[3\] at entry 0 and "
+                                         r"\[2\] at entry 1") as e:
+        list(DataLoader(Ragged(), batch_size=4, **kw))   # batch 2 holds samples 4..7: entry 1 is sample 5
+    text = str(e.value) if workers else "\n".join(getattr(e.value, "__notes__", []))
+    if sys.version_info >= (3, 11):   # exception notes
+        assert "while collating the samples at dataset indices [4, 5, 6, 7]" in text

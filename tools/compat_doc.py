@@ -28,7 +28,8 @@ NAMESPACES = [
     ("loom.optim", "torch.optim", "optimizers"), ("loom.optim.lr_scheduler", "torch.optim.lr_scheduler", "schedulers"),
     ("loom.linalg", "torch.linalg", "functions"), ("loom.fft", "torch.fft", "functions"),
     ("loom.special", "torch.special", "functions"), ("loom.distributions", "torch.distributions", "distributions"),
-    ("loom.autograd", "torch.autograd", "autograd API"), ("loom.utils.data", "torch.utils.data", "data loading"),
+    ("loom.autograd", "torch.autograd", "autograd API"), ("loom.autograd.graph", "torch.autograd.graph", "graph hooks"),
+    ("loom.profiler", "torch.profiler", "profiling"), ("loom.utils.data", "torch.utils.data", "data loading"),
     ("loom.amp", "torch.amp", "mixed precision"), ("loom.cuda", "torch.cuda", "device API"),
     ("loom.serialization", "torch.serialization", "saving"), ("loom.distributed", "torch.distributed", "scale-out"),
 ]

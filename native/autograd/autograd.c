@@ -12,6 +12,7 @@
  * through which this module reads a tensor), meta, node, engine; grad mode
  * (grad_state.c) is declared in autograd.h. This file includes them all and
  * nothing includes it. */
+#include "anomaly.h"
 #include "engine.h"
 #include "meta.h"
 #include "node.h"
@@ -108,6 +109,7 @@ static PyObject *py_make_node(PyObject *mod, PyObject *const *args, Py_ssize_t n
     Py_SETREF(nd->next_edges, Py_NewRef(edges));
     Py_SETREF(nd->input_shapes, Py_NewRef(shapes ? shapes : Py_None));
     if (nargs == 4 && PyObject_IsTrue(args[3]) && attach_one(args[2], node, 0) < 0) Py_CLEAR(node);
+    if (node && lmag_anomaly_mode && lmag_anomaly_record(node) < 0) Py_CLEAR(node);
 done:
     Py_DECREF(inputs);
     Py_XDECREF(edges);
@@ -171,6 +173,9 @@ static PyMethodDef methods[] = {
     {"set_grad_enabled", lmag_py_set_grad_enabled, METH_O, "set_grad_enabled(on): this thread's grad mode"},
     {"edge", py_edge, METH_O, "edge(x): where x's gradient goes, or None"},
     {"save", lmag_save, METH_O, "save(t): t and its storage version, for Node.unpack"},
+    {"set_saved_hooks", lmag_set_saved_hooks, METH_O, "set_saved_hooks(stack): saved_tensors_hooks' stack"},
+    {"set_anomaly", (PyCFunction)(void (*)(void))lmag_py_set_anomaly, METH_FASTCALL,
+     "set_anomaly(mode, capture, check, report): anomaly mode (0 off, 1 on, 2 checking NaN) and its steps"},
     {"save_meta", lmag_save_meta, METH_O, "save_meta(t): t's shape, dtype, ndim and device, without t"},
     {"grad_of", lmag_grad_of, METH_O, "Tensor.grad"},
     {"set_grad", (PyCFunction)(void (*)(void))lmag_set_grad, METH_FASTCALL, "Tensor.grad = value"},

@@ -5,6 +5,7 @@
  * Python calls it as loom._autograd.run (see lmag_run below for the arguments). */
 #include "engine.h"
 
+#include "anomaly.h"
 #include "meta.h"
 #include "node.h"
 #include "tensor_base.h"
@@ -232,6 +233,7 @@ static int process(PyObject *node, PyObject *buffers, PyObject *deps, PyObject *
     int any = 0;
     for (Py_ssize_t i = 0; i < ng; i++) any |= PyList_GET_ITEM(grads, i) != Py_None;
     if (any && !(inputs = call_backward(node, grads, ne))) goto done;
+    if (inputs && lmag_anomaly_mode == 2 && lmag_anomaly_check(node, inputs) < 0) goto done;
     if (!retain) {
         PyObject *r = PyObject_CallMethodNoArgs(node, s_release);
         if (!r) goto done;
@@ -266,6 +268,7 @@ static int process(PyObject *node, PyObject *buffers, PyObject *deps, PyObject *
     }
     rc = 0;
 done:
+    if (rc < 0 && lmag_anomaly_mode && is_node(node)) lmag_anomaly_report(node);
     Py_XDECREF(grads);
     Py_XDECREF(edges);
     Py_XDECREF(inputs);

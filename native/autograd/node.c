@@ -21,12 +21,12 @@ static PyObject *Node_tp_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 }
 
 static int Node_traverse(NodeObj *n, visitproc visit, void *arg) {
-    Py_VISIT(n->next_edges); Py_VISIT(n->input_shapes); Py_VISIT(n->pre_hooks);
+    Py_VISIT(n->next_edges); Py_VISIT(n->input_shapes); Py_VISIT(n->pre_hooks); Py_VISIT(n->metadata);
     return 0;
 }
 
 static int Node_clear(NodeObj *n) {
-    Py_CLEAR(n->next_edges); Py_CLEAR(n->input_shapes); Py_CLEAR(n->pre_hooks);
+    Py_CLEAR(n->next_edges); Py_CLEAR(n->input_shapes); Py_CLEAR(n->pre_hooks); Py_CLEAR(n->metadata);
     return 0;
 }
 
@@ -45,6 +45,11 @@ static int set_released(NodeObj *n, PyObject *v, void *c) {
     if (b < 0) return -1;
     n->released = (char)b;
     return 0;
+}
+
+static PyObject *get_metadata(NodeObj *n, void *c) {
+    if (!n->metadata && !(n->metadata = PyDict_New())) return NULL;
+    return Py_NewRef(n->metadata);
 }
 
 static const char SECOND_BACKWARD[] =
@@ -69,12 +74,16 @@ static PyObject *Node_release(NodeObj *n, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+static PyObject *unpack_hooked(PyObject *saved);
+
 /* unpack(saved): a saved (tensor, version) pair's tensor, refused once the
  * node is released (unpack(None) is how callers ask for that error) or when
- * the tensor was written in place since it was saved */
+ * the tensor was written in place since it was saved; a (packed, None,
+ * unpack_hook) triple, saved under saved_tensors_hooks, is unpack_hook(packed) */
 static PyObject *Node_unpack(NodeObj *n, PyObject *saved) {
     if (n->released) { PyErr_SetString(PyExc_RuntimeError, SECOND_BACKWARD); return NULL; }
     if (saved == Py_None) Py_RETURN_NONE;
+    if (PyTuple_Check(saved) && PyTuple_GET_SIZE(saved) == 3) return unpack_hooked(saved);
     if (!PyTuple_Check(saved) || PyTuple_GET_SIZE(saved) != 2) {
         PyErr_SetString(PyExc_TypeError, "unpack: expected a (tensor, version) pair from save()");
         return NULL;
@@ -99,6 +108,7 @@ static PyMethodDef Node_methods[] = {
 
 static PyGetSetDef Node_getset[] = {
     {"_released", (getter)get_released, (setter)set_released, NULL, NULL},
+    {"metadata", (getter)get_metadata, NULL, "A dict for anything kept with the node (anomaly mode's forward traceback).", NULL},
     {NULL},
 };
 
@@ -200,11 +210,56 @@ void lmag_node_init(PyObject *size, PyObject *dtypes, PyObject *devices) {
     Py_XSETREF(meta_devices, Py_NewRef(devices));
 }
 
-/* save(t): (t, its storage version) for a Tensor, (t, None) for anything else, None for None */
+/* ------------------------------------------------------------------ saved tensors */
+
+static PyObject *hooks_stack;   /* saved_tensors_hooks' list of (pack, unpack) pairs */
+
+PyObject *lmag_set_saved_hooks(PyObject *mod, PyObject *stack) {
+    if (!PyList_Check(stack)) { PyErr_SetString(PyExc_TypeError, "set_saved_hooks: a list"); return NULL; }
+    Py_XSETREF(hooks_stack, Py_NewRef(stack));
+    Py_RETURN_NONE;
+}
+
+static const char PACK_MODIFIES[] =
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook cannot "
+    "be modified by in-place operations as this can lead to unexpected side-effects. Please open an issue if "
+    "you need to perform in-place operations on the input to a pack hook.";
+
+/* (pack(t), None, unpack) with the innermost hooks; t may not be written by pack */
+static PyObject *save_hooked(PyObject *t, lm_tensor *h) {
+    PyObject *pair = PyList_GET_ITEM(hooks_stack, PyList_GET_SIZE(hooks_stack) - 1);
+    if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+        PyErr_SetString(PyExc_TypeError, "saved_tensors_hooks: a (pack_hook, unpack_hook) pair");
+        return NULL;
+    }
+    Py_INCREF(pair);
+    int64_t version = h->storage->version;
+    PyObject *packed = PyObject_CallOneArg(PyTuple_GET_ITEM(pair, 0), t), *r = NULL;
+    if (packed && h->storage->version != version) PyErr_SetString(PyExc_RuntimeError, PACK_MODIFIES);
+    else if (packed) r = PyTuple_Pack(3, packed, Py_None, PyTuple_GET_ITEM(pair, 1));
+    Py_XDECREF(packed);
+    Py_DECREF(pair);
+    return r;
+}
+
+static PyObject *unpack_hooked(PyObject *saved) {
+    PyObject *t = PyObject_CallOneArg(PyTuple_GET_ITEM(saved, 2), PyTuple_GET_ITEM(saved, 0));
+    if (t && !PyObject_TypeCheck(t, lmag_Tensor)) {
+        PyErr_Format(PyExc_TypeError, "Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                     "of type %s", Py_TYPE(t)->tp_name);
+        Py_CLEAR(t);
+    }
+    return t;
+}
+
+/* save(t): (t, its storage version) for a Tensor, (t, None) for anything else, None for None;
+ * under saved_tensors_hooks, a Tensor is kept as (pack_hook(t), None, unpack_hook) */
 PyObject *lmag_save(PyObject *mod, PyObject *t) {
     if (t == Py_None) Py_RETURN_NONE;
     if (!PyObject_TypeCheck(t, lmag_Tensor)) return Py_BuildValue("(OO)", t, Py_None);
     lm_tensor *h = lmag_handle(t);
-    return h ? Py_BuildValue("(OL)", t, (long long)h->storage->version) : NULL;
+    if (!h) return NULL;
+    if (hooks_stack && PyList_GET_SIZE(hooks_stack)) return save_hooked(t, h);
+    return Py_BuildValue("(OL)", t, (long long)h->storage->version);
 }
 

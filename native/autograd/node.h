@@ -11,6 +11,7 @@ typedef struct {
     PyObject *input_shapes;   /* None, or a list: a shape tuple where that input was broadcast, else None */
     PyObject *pre_hooks;
     PyObject *weakrefs;
+    PyObject *metadata;       /* NULL, or the dict Node.metadata hands out (anomaly mode's traceback) */
     char released;
 } NodeObj;
 
@@ -20,6 +21,9 @@ extern PyTypeObject lmag_NodeType, lmag_SavedMetaType;
 void lmag_node_init(PyObject *size, PyObject *dtypes, PyObject *devices);
 
 PyObject *lmag_save(PyObject *mod, PyObject *t);        /* (t, its storage version) */
+/* set_saved_hooks(stack): the list of (pack, unpack) pairs saved_tensors_hooks pushes; save() packs
+ * with the last one while it is not empty */
+PyObject *lmag_set_saved_hooks(PyObject *mod, PyObject *stack);
 PyObject *lmag_save_meta(PyObject *mod, PyObject *t);   /* t's SavedMeta */
 
 #endif

@@ -106,6 +106,7 @@ void lm_set_parallel_threshold(int64_t n);
 int64_t lm_get_parallel_threshold(void);
 void lm_allocator_trim(void);
 int64_t lm_allocator_cached_bytes(void);
+void lm_memory_stats(int64_t *out);   /* live tensors, live storages, their bytes, the allocator's cached bytes */
 void lm_install_gil_hooks(void);   /* defined by the cffi module */
 
 /* CUDA (native/cuda/host_runtime.c): the CUDA library is loaded on first use */
@@ -128,6 +129,16 @@ int lm_cuda_event_query(void *ev);   /* 1 done, 0 pending, -1 error */
 int lm_cuda_event_elapsed(void *start, void *end, float *ms);
 lm_tensor *lm_pin_memory(lm_tensor *t);   /* a page-locked (pinned) host copy of t */
 bool lm_is_pinned(const lm_tensor *t);
+
+/* the op profiler (native/core/profile.c, python/loom/autograd/profiler.py) */
+uintptr_t lm_profiler_state(void);   /* what each loom._C_opsN tests per op call */
+void lm_profiler_start(int record_shapes);
+void lm_profiler_stop(void);
+int64_t lm_profiler_begin(const char *name);   /* an event (record_function): its index, -1 once the log is full */
+void lm_profiler_end(int64_t event);
+int64_t lm_profiler_count(void);
+const char *lm_profiler_event(int64_t i, int64_t *times_parent, const char **shapes_text);
+void lm_profiler_clear(void);
 /* cdef-end */
 
 #define LM_FLAG_WRAPPED_NUMBER 1   /* a Python scalar: weak in type promotion */

@@ -9,14 +9,30 @@
  * threads may retain and release tensors meanwhile. */
 void lm_retain(lm_tensor *t) { __atomic_add_fetch(&t->refcount, 1, __ATOMIC_RELAXED); }
 
+/* What is alive, for lm_memory_stats (leak tests): tensor headers, storages and the bytes
+ * of the storages loom allocated (not those wrapping another library's memory). */
+static int64_t live_tensors, live_storages, live_bytes;
+#define COUNT(var, d) __atomic_add_fetch(&(var), (d), __ATOMIC_RELAXED)
+
+void lm_memory_stats(int64_t *out) {
+    out[0] = __atomic_load_n(&live_tensors, __ATOMIC_RELAXED);
+    out[1] = __atomic_load_n(&live_storages, __ATOMIC_RELAXED);
+    out[2] = __atomic_load_n(&live_bytes, __ATOMIC_RELAXED);
+    out[3] = lm_allocator_cached_bytes();
+}
+
 /* Small CPU storages carry their data in the same block (one malloc, not two). */
 #define INLINE_MAX 4096
 #define INLINE_PAD 64
 
 static void storage_release(lm_storage *s) {
     if (__atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
+    COUNT(live_storages, -1);
     if (s->deleter) s->deleter(s->ctx);
-    else if (s->data != (char *)s + INLINE_PAD) lm_allocator_for(s->device)->free(s->data, s->nbytes);
+    else {
+        COUNT(live_bytes, -(int64_t)s->nbytes);
+        if (s->data != (char *)s + INLINE_PAD) lm_allocator_for(s->device)->free(s->data, s->nbytes);
+    }
     free(s);
 }
 
@@ -24,6 +40,7 @@ void lm_release(lm_tensor *t) {
     if (!t) return;
     if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
     storage_release(t->storage);
+    COUNT(live_tensors, -1);
     free(t);
 }
 
@@ -110,6 +127,7 @@ static lm_tensor *new_header(lm_storage *s, int ndim, const int64_t *shape, cons
                              int64_t offset, int dtype) {
     lm_tensor *t = malloc(sizeof *t);
     if (!t) { lm_set_error(LM_ERR_MEMORY, "out of memory"); return NULL; }
+    COUNT(live_tensors, 1);
     t->storage = s;
     t->offset = offset;
     t->refcount = 1;
@@ -152,6 +170,8 @@ lm_tensor *lm_empty(int ndim, const int64_t *shape, int dtype, int device) {
         return NULL;
     }
     memset(s, 0, sizeof *s);
+    COUNT(live_storages, 1);
+    COUNT(live_bytes, (int64_t)nbytes);
     s->data = data;
     s->nbytes = nbytes;
     s->refcount = 1;
@@ -227,6 +247,7 @@ lm_tensor *lm_from_blob(void *data, int ndim, const int64_t *shape, const int64_
     if (dtype < 0 || dtype >= LM_NUM_DTYPES) { lm_set_error(LM_ERR_TYPE, "invalid dtype"); return NULL; }
     lm_storage *s = calloc(1, sizeof *s);
     if (!s) { lm_set_error(LM_ERR_MEMORY, "out of memory"); return NULL; }
+    COUNT(live_storages, 1);
     int64_t extent = 1;
     for (int d = 0; d < ndim; d++) {
         if (shape[d] == 0) { extent = 0; break; }
@@ -238,6 +259,7 @@ lm_tensor *lm_from_blob(void *data, int ndim, const int64_t *shape, const int64_
     s->device = device;
     s->deleter = deleter;
     s->ctx = ctx;
+    if (!deleter) COUNT(live_bytes, (int64_t)s->nbytes);   /* loom's allocator frees it: counted as loom's */
     lm_tensor *t = new_header(s, ndim, shape, strides, 0, dtype);
     if (!t) { s->deleter = NULL; s->data = NULL; s->nbytes = 0; storage_release(s); }
     return t;

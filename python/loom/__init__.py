@@ -41,6 +41,7 @@ from ._sparse_ops import mm, matmul, spmm  # noqa: E402,F401  (mm/matmul take a 
 from . import sparse  # noqa: E402,F401
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .autograd.api import install as _install_autograd
 _install_autograd(Tensor)
 from . import nn   # after the ops: nn's modules build on them
@@ -82,3 +83,4 @@ from . import distributions  # noqa: E402
 from . import testing  # noqa: E402,F401
 from . import func  # noqa: E402  (vmap, grad, jacrev, ...: transforms over the ops and autograd)
 from .func import vmap  # noqa: E402
+from . import profiler  # noqa: E402,F401  (torch.profiler's spelling of autograd.profiler)

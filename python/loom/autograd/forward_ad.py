@@ -1,4 +1,5 @@
-"""Forward-mode AD: dual tensors carry a tangent through ops (one level).
+"""Forward-mode AD: dual tensors carry a tangent through ops (one level: a dual_level inside
+another is refused with PyTorch's error, as PyTorch refuses it).
 
 Ops with a `result:` formula in derivatives.yaml use it; the others derive
 their tangent from their backward formulas (two reverse passes: correct,
@@ -21,7 +22,7 @@ class dual_level:
 
     def __enter__(self):
         if _state[0]:
-            raise RuntimeError("nested forward AD levels are not supported")
+            raise RuntimeError("Nested forward mode AD is not supported at the moment")
         _state[0] = 1
         self._mark = len(_duals)
         return self

@@ -6,6 +6,7 @@ from .._autograd import attach, edge, make_node  # noqa: F401  (C: the per-op ho
 from .._tensor import GradTensor, Tensor
 from .grad_mode import grad_enabled, no_grad
 from .node import Node
+from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: F401  (graph's API)
 
 
 def needs_grad(*xs):

@@ -7,6 +7,7 @@ from .._memory_format import channels_last, channels_last_3d
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.leaf_grads import zero_grads
+from .backward_hooks import BackwardHook
 from .hooks import RemovableHandle
 from .parameter import Parameter, _swap_data
 from .state_dict import load_local, load_state_dict
@@ -52,6 +53,8 @@ class Module:
         d["_forward_hooks_always_called"] = set()
         d["_forward_pre_hooks"] = OrderedDict()
         d["_forward_pre_hooks_with_kwargs"] = set()
+        d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -378,6 +381,24 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) -> None or a replacement grad_output, run when the gradients with
+        respect to the module's outputs are computed."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) -> None or a replacement grad_input, run when the
+        gradients with respect to the module's (positional) tensor inputs are computed."""
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
     def _run_forward_hooks(self, args, kwargs, result, only_always=False):
         for hid, hook in list(self._forward_hooks.items()):
             if only_always and hid not in self._forward_hooks_always_called:
@@ -391,7 +412,7 @@ class Module:
         return result
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_hooks or self._forward_pre_hooks):
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
         for hid, hook in list(self._forward_pre_hooks.items()):
             if hid in self._forward_pre_hooks_with_kwargs:
@@ -405,13 +426,19 @@ class Module:
                 res = hook(self, args)
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
+        bw = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            bw = BackwardHook(self, lambda: list(self._backward_hooks.values()),
+                              lambda: list(self._backward_pre_hooks.values()))
+            args = bw.setup_input_hook(args)
         try:
             result = self.forward(*args, **kwargs)
         except Exception:
             if self._forward_hooks_always_called:
                 self._run_forward_hooks(args, kwargs, None, only_always=True)
             raise
-        return self._run_forward_hooks(args, kwargs, result)
+        result = self._run_forward_hooks(args, kwargs, result)
+        return result if bw is None else bw.setup_output_hook(result)
 
     # ---- repr ----
     def extra_repr(self):

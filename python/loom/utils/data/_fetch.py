@@ -27,8 +27,19 @@ class MapFetcher:
         if self.gather is not None:
             return self.gather(indices, checked)
         if self.getitems:
-            return self.collate_fn(self.getitems(indices))
-        return self.collate_fn([self.dataset[i] for i in indices])
+            return collate(self.collate_fn, self.getitems(indices), indices)
+        return collate(self.collate_fn, [self.dataset[i] for i in indices], indices)
+
+
+def collate(collate_fn, samples, indices):
+    """collate_fn(samples); an error in it gets a note naming the samples' dataset indices (an
+    error's "entry k" is the k-th of them), in the worker's traceback text as in the main process'."""
+    try:
+        return collate_fn(samples)
+    except Exception as e:
+        if hasattr(e, "add_note"):
+            e.add_note(f"while collating the samples at dataset indices {list(indices)}")
+        raise
 
 
 class IterableFetcher:
