@@ -25,6 +25,8 @@ NAMESPACES = [
     ("loom.nn", "torch.nn", "modules"), ("loom.nn.functional", "torch.nn.functional", "functions"),
     ("loom.nn.init", "torch.nn.init", "initialisers"), ("loom.nn.utils", "torch.nn.utils", "utilities"),
     ("loom.nn.utils.rnn", "torch.nn.utils.rnn", "sequence packing"),
+    ("loom.nn.utils.parametrize", "torch.nn.utils.parametrize", "parametrizations"),
+    ("loom.nn.utils.parametrizations", "torch.nn.utils.parametrizations", "weight/spectral norm"),
     ("loom.optim", "torch.optim", "optimizers"), ("loom.optim.lr_scheduler", "torch.optim.lr_scheduler", "schedulers"),
     ("loom.linalg", "torch.linalg", "functions"), ("loom.fft", "torch.fft", "functions"),
     ("loom.special", "torch.special", "functions"), ("loom.distributions", "torch.distributions", "distributions"),
@@ -32,6 +34,8 @@ NAMESPACES = [
     ("loom.profiler", "torch.profiler", "profiling"), ("loom.utils.data", "torch.utils.data", "data loading"),
     ("loom.amp", "torch.amp", "mixed precision"), ("loom.cuda", "torch.cuda", "device API"),
     ("loom.serialization", "torch.serialization", "saving"), ("loom.distributed", "torch.distributed", "scale-out"),
+    ("loom.func", "torch.func", "function transforms"), ("loom.testing", "torch.testing", "testing"),
+    ("loom.sparse", "torch.sparse", "sparse tensors"),
 ]
 
 
