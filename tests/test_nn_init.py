@@ -182,3 +182,24 @@ def test_generator_must_be_a_loom_generator():
         init.xavier_normal_(loom.zeros(3, 3), generator=np.random.default_rng(0))
     with pytest.raises(TypeError, match=r"uniform_\(\): generator should be a loom.Generator, but got int"):
         init.uniform_(loom.zeros(3), generator=0)
+
+
+def test_eye_dirac_and_the_deprecated_spellings():
+    torch = pytest.importorskip("torch")
+    w = loom.empty(3, 5)
+    assert loom.nn.init.eye_(w) is w and w.numpy().tolist() == torch.eye(3, 5).tolist()
+    for shape, groups in (((4, 2, 3), 1), ((6, 4, 3, 3), 2), ((2, 2, 3, 3, 3), 1)):
+        a, t = loom.empty(*shape), torch.empty(*shape)
+        loom.nn.init.dirac_(a, groups)
+        torch.nn.init.dirac_(t, groups)
+        assert a.numpy().tolist() == t.numpy().tolist()
+    with pytest.raises(ValueError, match="Only tensors with 3, 4, or 5 dimensions are supported"):
+        loom.nn.init.dirac_(loom.empty(2, 2))
+    with pytest.raises(ValueError, match="dim 0 must be divisible by groups"):
+        loom.nn.init.dirac_(loom.empty(3, 2, 3), 2)
+    with pytest.raises(ValueError, match="Only tensors with 2 dimensions are supported"):
+        loom.nn.init.eye_(loom.empty(2, 2, 2))
+    with pytest.warns(FutureWarning, match=r"`nn.init.normal` is now deprecated in favor of `nn.init.normal_`"):
+        loom.nn.init.normal(loom.empty(3))
+    with pytest.warns(FutureWarning, match="kaiming_uniform"):
+        loom.nn.init.kaiming_uniform(loom.empty(3, 3))

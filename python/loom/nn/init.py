@@ -192,3 +192,51 @@ def orthogonal_(tensor, gain=1, generator=None):
     with no_grad():
         tensor.copy_((q * gain).reshape(list(tensor.shape)))
     return tensor
+
+
+def eye_(tensor):
+    """Fill a 2-D tensor with the identity matrix (a Linear layer that passes its inputs through)."""
+    _check(tensor, "eye_")
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with no_grad():
+        tensor.copy_(_ops.eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
+    return tensor
+
+
+def dirac_(tensor, groups=1):
+    """Fill a 3-, 4- or 5-D convolution weight with the Dirac delta: each group passes as many input
+    channels through unchanged as it has outputs."""
+    _check(tensor, "dirac_")
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per = sizes[0] // groups
+    centre = tuple(s // 2 for s in sizes[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(per, sizes[1])):
+                tensor[(g * per + d, d) + centre] = 1
+    return tensor
+
+
+def _deprecated(new):
+    old = new.__name__[:-1]
+
+    def init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.", FutureWarning,
+                      stacklevel=2)
+        return new(*args, **kwargs)
+    init.__name__ = init.__qualname__ = old
+    init.__doc__ = f"Deprecated spelling of {new.__name__}."
+    return init
+
+
+# PyTorch's old names, kept with its FutureWarning
+uniform, normal, constant, eye, dirac = (_deprecated(f) for f in (uniform_, normal_, constant_, eye_, dirac_))
+xavier_uniform, xavier_normal = _deprecated(xavier_uniform_), _deprecated(xavier_normal_)
+kaiming_uniform, kaiming_normal = _deprecated(kaiming_uniform_), _deprecated(kaiming_normal_)
+orthogonal, sparse = _deprecated(orthogonal_), _deprecated(sparse_)
