@@ -8,6 +8,7 @@
  * of its 0.8 ms there) are kept per power-of-two class. Small blocks go
  * straight to malloc. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@
 static struct { void *p; size_t n; } cache[SLOTS];
 static int ncached;
 static size_t cached_bytes, cache_limit = (size_t)1 << 30;
+static size_t live_huge;   /* bytes of the blocks of 1 GiB and more that loom holds (mu guards it) */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t round_big(size_t n) { return (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1); }
@@ -50,6 +52,22 @@ static size_t host_bytes(void) {
     return total;
 }
 
+/* What the kernel says it could still give (MemAvailable), for blocks of 1 GiB and more: on an
+ * overcommitting kernel malloc grants those, and touching them gets the process killed; refusing
+ * instead makes them a MemoryError. Read per such block (a few us next to filling 1 GiB). */
+#define HUGE_BLOCK ((size_t)1 << 30)
+static size_t available_bytes(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return SIZE_MAX;
+    char line[128];
+    size_t kib = 0;
+    int found = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %zu kB", &kib) == 1) { found = 1; break; }
+    fclose(f);
+    return found ? kib * 1024 : SIZE_MAX;
+}
+
 void *lm_alloc(size_t nbytes) {
     if (nbytes >= MEDIUM && nbytes < BIG) {
         int c = medium_class(nbytes);
@@ -68,13 +86,24 @@ void *lm_alloc(size_t nbytes) {
             void *p = cache[i].p;
             cache[i] = cache[--ncached];
             cached_bytes -= n;
+            if (n >= HUGE_BLOCK) live_huge += n;
             pthread_mutex_unlock(&mu);
             return p;
         }
     }
+    /* untouched blocks do not lower MemAvailable: also keep loom's own live blocks within the
+       machine, so two 16 GB results on a 24 GB machine fail at the second instead of at its writes */
+    if (n >= HUGE_BLOCK && (n > available_bytes() || live_huge + n > host_bytes())) {
+        pthread_mutex_unlock(&mu);
+        return NULL;
+    }
+    if (n >= HUGE_BLOCK) live_huge += n;
     pthread_mutex_unlock(&mu);
     void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, n) != 0) return NULL;
+    if (posix_memalign(&p, HUGE_PAGE, n) != 0) {
+        if (n >= HUGE_BLOCK) { pthread_mutex_lock(&mu); live_huge -= n; pthread_mutex_unlock(&mu); }
+        return NULL;
+    }
     madvise(p, n, MADV_HUGEPAGE);
     return p;
 }
@@ -92,6 +121,7 @@ void lm_free(void *p, size_t nbytes) {
     if (nbytes < BIG) { free(p); return; }
     size_t n = round_big(nbytes);
     pthread_mutex_lock(&mu);
+    if (n >= HUGE_BLOCK) live_huge -= n;
     if (ncached < SLOTS && cached_bytes + n <= cache_limit) {
         cache[ncached].p = p;
         cache[ncached++].n = n;

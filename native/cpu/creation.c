@@ -1,5 +1,6 @@
 /* full / arange / linspace / eye: tensors made from sizes and scalars. */
 #include <math.h>
+#include <string.h>
 #include "loom.h"
 #include "loom_ops.h"
 #include "ops_support.h"   /* LM_SCALAR_AS */
@@ -86,9 +87,16 @@ static lm_tensor *host_eye(int64_t n, int64_t m, int dtype) {
     lm_scalar zero = {0, 0, 1};
     lm_tensor *t = lm_cpu_full(size, 2, zero, dtype < 0 ? lm_get_default_dtype() : dtype, LM_CPU);
     if (!t) return NULL;
-    char *p = lm_bytes(t);
+    /* the bytes of a 1 in this dtype (16-bit floats and complex included), copied onto the diagonal */
+    int64_t one_size[1] = {1};
+    lm_scalar one = {1, 1, 1};
+    lm_tensor *u = lm_cpu_full(one_size, 1, one, t->dtype, LM_CPU);
+    if (!u) { lm_release(t); return NULL; }
+    size_t item = lm_itemsize(t->dtype);
+    char *p = lm_bytes(t), *q = lm_bytes(u);
     int64_t k = n < m ? n : m;
-    LM_DISPATCH(t->dtype, T, , for (int64_t i = 0; i < k; i++) ((T *)p)[i * m + i] = (T)1;)
+    for (int64_t i = 0; i < k; i++) memcpy(p + (size_t)(i * m + i) * item, q, item);
+    lm_release(u);
     return t;
 }
 

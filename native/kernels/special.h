@@ -33,7 +33,14 @@ static inline LM_HD double lm_hurwitz_zeta(double s, double q) {
                                  7.0 / 6, -3617.0 / 510, 43867.0 / 798, -174611.0 / 330};
     if (q <= 0 && q == floor(q)) return INFINITY;
     double sum = 0, a = q;
-    while (a < 10 + s) { sum += pow(a, -s); a += 1; }
+    while (a < 10 + s) {
+        double t = pow(a, -s);
+        sum += t;
+        /* a large s (polygamma of order 2^62) makes the terms vanish after the first few: stop there
+           rather than walk s of them; the tail is smaller than the last term */
+        if (a >= 1 && t <= 1e-17 * sum) return sum;
+        a += 1;
+    }
     sum += pow(a, 1 - s) / (s - 1) + 0.5 * pow(a, -s);
     /* term j: B_2j / (2j)! * s (s+1) ... (s+2j-2) * a^(-s-2j+1) */
     double fact = 1, rising = s, ap = pow(a, -s - 1);
@@ -53,7 +60,9 @@ static inline LM_HD double lm_polygamma(int64_t n, double x) {
     if (n == 0) return lm_digamma(x);
     if (x != x) return x;
     double f = 1;
-    for (int64_t k = 2; k <= n; k++) f *= (double)k;
+    for (int64_t k = 2; k <= n && f < INFINITY; k++) f *= (double)k;   /* n! overflows past 170 */
+    if (f == INFINITY)   /* n! / x^(n+1) outgrows every x: the order's sign, not inf * an underflowed zeta */
+        return (n & 1) ? INFINITY : -INFINITY;
     return ((n & 1) ? f : -f) * lm_hurwitz_zeta((double)(n + 1), x);
 }
 

@@ -59,6 +59,10 @@ def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int 
     return tuple(out)
 
 
+# a tuple of empty views costs a few hundred bytes per piece: more than 2^24 of them is gigabytes
+_MAX_PIECES = 1 << 24
+
+
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """Views of input split along dim into at most chunks pieces of equal size (the last smaller)."""
     _check_tensor(input, "chunk")
@@ -69,7 +73,10 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         raise RuntimeError("chunk(): chunk expects at least a 1-dimensional tensor")
     d = _wrap(dim, input.ndim, "chunk")
     n = input.shape[d]
-    if n == 0:   # PyTorch gives chunks empty pieces
+    if n == 0:   # PyTorch gives chunks empty pieces (and fails on a count no vector can hold)
+        if chunks > _MAX_PIECES:
+            raise RuntimeError(f"chunk(): cannot create {chunks} empty pieces: a tuple of that many tensors does "
+                               "not fit in memory")
         return tuple(input.narrow(d, 0, 0) for _ in range(chunks))
     return split(input, -(-n // chunks), d)
 

@@ -4,9 +4,11 @@ name in loom._ops checks the arguments and calls it; ops/shape.yaml names it wit
 `composite: true`."""
 import builtins as _b
 
+import numpy as _np
+
 from .. import _ops
-from .._numpy import tensor as _data
 from .._dtype import int64 as _int64
+from .._numpy import from_numpy as _from_numpy
 from .._multi import broadcast_shapes as _shapes
 from .._multi import atleast_3d as _3d
 
@@ -68,17 +70,24 @@ def repeat_interleave_self_Tensor(self, repeats, dim, output_size):
         x = x.reshape(1)
     if repeats.ndim > 1 or repeats.dtype.is_floating_point or repeats.dtype.name == "bool":
         raise RuntimeError(f"repeats must be a 0-d or 1-d integer tensor, but got {repeats.ndim}-d {repeats.dtype.name}")
-    reps = repeats.reshape(-1).tolist()
+    reps = repeats.reshape(-1).to("cpu").numpy().astype(_np.int64)
     n = x.shape[d]
-    if len(reps) == 1:
-        reps = reps * n
-    if len(reps) != n:
-        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = {len(reps)} and input.size({d}) = {n}")
-    if reps and _b.min(reps) < 0:
+    if reps.size == 1:
+        reps = _np.repeat(reps, n)
+    if reps.size != n:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = {reps.size} and input.size({d}) = {n}")
+    if reps.size and reps.min() < 0:
         raise RuntimeError("Repeats must be non-negative")
-    if output_size is not None and output_size != _b.sum(reps):
-        raise RuntimeError(f"Invalid output_size, expected {_b.sum(reps)} but got {output_size}")
-    return _ops.index_select(x, d, _data([i for i, k in enumerate(reps) for _ in range(k)], dtype=_int64).to(x.device))
+    total = int(reps.sum())
+    if output_size is not None and output_size != total:
+        raise RuntimeError(f"Invalid output_size, expected {total} but got {output_size}")
+    # the index and the result must fit together: both are asked for (untouched) first, so a size that
+    # cannot is a MemoryError at once rather than after the index is built
+    probe = [_ops.empty([total], dtype=_int64), _ops.empty(list(x.shape[:d]) + [total] + list(x.shape[d + 1:]),
+                                                               dtype=x.dtype, device=x.device)]
+    del probe
+    idx = _from_numpy(_np.repeat(_np.arange(n, dtype=_np.int64), reps)).to(x.device)
+    return _ops.index_select(x, d, idx)
 
 
 def repeat_interleave_Tensor(repeats, output_size):
