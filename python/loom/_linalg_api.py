@@ -11,7 +11,7 @@ from . import _ops
 from ._numpy import tensor as _tensor_from
 
 __all__ = ["LinAlgError", "solve", "solve_ex", "solve_triangular", "inv", "inv_ex", "det", "slogdet", "logdet",
-           "cholesky", "cholesky_ex", "cholesky_solve", "cholesky_inverse", "qr", "eigh", "eigvalsh", "svd",
+           "cholesky", "cholesky_ex", "cholesky_solve", "cholesky_inverse", "qr", "eigh", "eigvalsh", "eig", "eigvals", "svd",
            "svdvals", "householder_product", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "torch_svd",
            "torch_lu_solve"]
 
@@ -24,15 +24,15 @@ def _T(x):
     return x.transpose(-2, -1)
 
 
-def _check_float(A, api, arg="A"):
-    if not A.dtype.is_floating_point:
+def _check_float(A, api, arg="A", complex_ok=False):
+    if not A.dtype.is_floating_point and not (complex_ok and A.dtype.is_complex):
         raise RuntimeError(f"{api}: Expected a floating point or complex tensor as input. Got {A.dtype.name}")
     if A.ndim < 2:
         raise RuntimeError(f"{api}: The input tensor {arg} must have at least 2 dimensions.")
 
 
-def _check_square(A, api, arg="A"):
-    _check_float(A, api, arg)
+def _check_square(A, api, arg="A", complex_ok=False):
+    _check_float(A, api, arg, complex_ok)
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{api}: {arg} must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
@@ -214,6 +214,44 @@ def eigvalsh(A, UPLO="L"):
     _check_square(A, "linalg.eigvalsh")
     L, _, info = _ops._linalg_eigh(A, _uplo(UPLO), A.requires_grad)
     _check_info(info, "linalg.eigvalsh", _NO_CONV("eigenvalues"))
+    return L
+
+
+Eig = namedtuple("eig", ["eigenvalues", "eigenvectors"])
+
+
+def _check_eig_dtype(A, api):
+    # PyTorch: integer input finds no complex counterpart; 16-bit floats have no CPU kernel
+    if A.dtype.is_complex or A.dtype.name in ("float32", "float64"):
+        return
+    if A.dtype.is_floating_point:
+        raise NotImplementedError(f"{api}: \"linalg_eig_out_cpu\" not implemented for '{A.dtype.name}'")
+    raise RuntimeError(f"{api}: Expected a floating point or complex tensor as input. Got {A.dtype.name}")
+
+
+@takes_tensors("A")
+def eig(A):
+    """Eigenvalues and right eigenvectors of general square A, complex (complex64 from float32 and
+    complex64, complex128 from float64 and complex128), in LAPACK's order, each eigenvector of unit
+    2-norm with its largest component real. Gradients through the eigenvectors are defined only for
+    losses that do not depend on their phases (refused otherwise, as PyTorch)."""
+    _check_square(A, "linalg.eig", complex_ok=True)
+    _check_eig_dtype(A, "linalg.eig")
+    if A.numel() and not _b.bool(_ops.isfinite(A.detach()).all()):
+        raise RuntimeError("linalg.eig: input tensor should not contain infs or NaNs.")
+    L, V, info = _ops._linalg_eig(A, True)
+    _check_info(info, "linalg.eig", _NO_CONV("eigenvalues"))
+    return Eig(L, V)
+
+
+@takes_tensors("A")
+def eigvals(A):
+    """The eigenvalues of general square A, complex, as linalg.eig's (the eigenvectors are computed
+    only when A requires grad: the gradient needs them)."""
+    _check_square(A, "linalg.eigvals", complex_ok=True)
+    _check_eig_dtype(A, "linalg.eigvals")
+    L, _, info = _ops._linalg_eig(A, A.requires_grad)
+    _check_info(info, "linalg.eigvals", _NO_CONV("eigenvalues"))
     return L
 
 

@@ -5,7 +5,7 @@ import builtins as _b
 from ._args import takes_tensors
 from . import _ops
 from ._linalg_api import (LinAlgError, solve, solve_ex, solve_triangular, inv, inv_ex, det, slogdet,  # noqa: F401
-                          cholesky, cholesky_ex, qr, eigh, eigvalsh, svd, svdvals, householder_product,
+                          cholesky, cholesky_ex, qr, eigh, eigvalsh, eig, eigvals, svd, svdvals, householder_product,
                           lu_factor, lu_factor_ex, lu, lu_solve)
 from ._linalg_composite import lstsq, pinv, matrix_rank, matrix_exp, multi_dot  # noqa: F401
 from ._linalg_api import _check_float as _check_float_cond
@@ -18,7 +18,7 @@ def vander(x, *, N=None):
     return _ops.linalg_vander(x, n=N)
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "LinAlgError", "solve", "solve_ex", "solve_triangular", "inv",
-           "inv_ex", "det", "slogdet", "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals",
+           "inv_ex", "det", "slogdet", "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "eig", "eigvals", "svd", "svdvals",
            "householder_product", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "lstsq", "pinv", "matrix_rank",
            "matrix_power", "matrix_exp", "multi_dot", "cross", "vecdot", "vander", "cond", "matmul"]
 

@@ -148,3 +148,62 @@ def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices, compute_uv):
     else:
         gA = U @ gA @ Vh
     return gA
+
+
+def _mH(x):
+    return x.transpose(-2, -1).conj()
+
+
+def _reye(n, like):
+    """A real identity for complex `like` too (loom.eye fills complex dtypes with zeros)."""
+    return lm.eye(n, dtype=like.real.dtype if like.dtype.is_complex else like.dtype, device=like.device)
+
+
+def _cdiagonal(x):
+    """The diagonal of a (possibly complex) batch of square matrices: diagonal() takes no complex."""
+    return (x * _reye(x.shape[-1], x)).sum([-1])
+
+
+def _csolve(A, B):
+    """X with A X = B for complex A or B, through the real system [[Re A, -Im A], [Im A, Re A]]
+    (loom's LAPACK solve is real-only); differentiable like every op it is made of."""
+    if not A.dtype.is_complex and not B.dtype.is_complex:
+        return _solve(A, B)
+    Ar, Ai = (A.real, A.imag) if A.dtype.is_complex else (A, lm.zeros_like(A))
+    Br, Bi = (B.real, B.imag) if B.dtype.is_complex else (B, lm.zeros_like(B))
+    M = lm.cat([lm.cat([Ar, -Ai], -1), lm.cat([Ai, Ar], -1)], -2)
+    X = _solve(M, lm.cat([Br, Bi], -2))   # A and B have the same batch dims here
+    n = A.shape[-1]
+    return lm.complex(X.narrow(-2, 0, n), X.narrow(-2, n, n))
+
+
+def eig_backward(gL, gV, L, V, compute_v, a_dtype):
+    """PyTorch's linalg_eig_backward (non-Hermitian case):
+    gA = V^-H (diag(gL) + (V^H gV - V^H V Re(diag(V^H gV))) / conj(E)) V^H, E_ij = L_j - L_i,
+    whose real part is the gradient of real A (handle_r_to_c). The loss must not depend on the
+    eigenvectors' phases: as PyTorch, it is refused when Im(diag(V^H gV)) is not ~0."""
+    if not compute_v:
+        raise RuntimeError("linalg.eig: the derivative of the eigenvalues needs the eigenvectors: "
+                           "call linalg.eig, or eigvals on a tensor that requires grad")
+    if gL is None and gV is None:
+        return None
+    VH = _mH(V)
+    if gV is None:
+        gA = _csolve(VH, gL.unsqueeze(-1) * VH)
+    else:
+        VhgV = VH @ gV
+        d = _cdiagonal(VhgV)
+        if not bool((d.imag.detach().abs() <= 1e-2).all()):   # PyTorch's allclose(Im, 0, 1e-2, 1e-2)
+            raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+                               "multiplication by e^{i phi}. The specified loss function depends on this quantity, "
+                               "so it is ill-defined.")
+        VhgV = VhgV - VH @ (V * d.real.unsqueeze(-2))
+        n = L.shape[-1]
+        eye = _reye(n, L)
+        Lc = L.conj()
+        Econj = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + eye
+        ret = VhgV / Econj
+        if gL is not None:
+            ret = ret * (1 - eye) + gL.unsqueeze(-1) * eye
+        gA = _csolve(VH, ret @ VH)
+    return gA if a_dtype.is_complex else gA.real
