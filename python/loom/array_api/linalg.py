@@ -130,8 +130,10 @@ def tensordot(x1, x2, /, *, axes=2):
     """The sum of products over axes."""
     a, b = promote_args(x1, x2, "tensordot")
     if isinstance(axes, int):
-        return _ops.tensordot(a, b, dims=axes)
-    return _ops.tensordot(a, b, dims=(list(axes[0]), list(axes[1])))
+        if axes < 0 or axes > min(a.ndim, b.ndim):
+            raise ValueError(f"tensordot(): axes={axes} out of range")
+        axes = (list(range(a.ndim - axes, a.ndim)), list(range(axes)))
+    return _ops.tensordot(a, b, list(axes[0]), list(axes[1]))
 
 
 def trace(x, /, *, offset=0, dtype=None):
@@ -145,10 +147,11 @@ def trace(x, /, *, offset=0, dtype=None):
 def vecdot(x1, x2, /, *, axis=-1):
     """The dot product along axis (the first argument conjugated)."""
     a, b = promote_args(x1, x2, "vecdot")
-    a, b = _ops.broadcast_to(a, _bshape(a, b)), _ops.broadcast_to(b, _bshape(a, b))
+    if a.shape[axis] != b.shape[axis]:
+        raise ValueError(f"vecdot(): axis {axis} has sizes {a.shape[axis]} and {b.shape[axis]}")
     if a.dtype in COMPLEX:
         a = _ops.conj_physical(a)
-    return _ops.sum(_ops.mul(a, b), dim=axis)
+    return _ops.sum(_ops.mul(a, b), dim=axis, dtype=a.dtype)
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
