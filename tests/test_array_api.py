@@ -107,6 +107,10 @@ def test_elementwise_special_cases():
     assert xp.floor(xp.asarray([3], dtype=xp.int16)).dtype == xp.int16
     assert xp.real(xp.asarray([1 + 2j])).dtype == xp.float32 and xp.imag(xp.asarray([1.0])).tolist() == [0.0]
     assert xp.copysign(xp.asarray([1.0]), -0.0).tolist() == [-1.0]
+    fd = xp.floor_divide(xp.asarray([math.inf, 1.0, 7.0]), xp.asarray([2.0, -math.inf, 2.0]))
+    assert fd.tolist() == [math.inf, -0.0, 3.0] and xp.signbit(fd).tolist() == [False, True, False]
+    r = xp.remainder(xp.asarray([-0.0, 0.0, 5.0]), xp.asarray([1.0, -1.0, -3.0]))
+    assert xp.signbit(r).tolist() == [False, True, True] and r.tolist() == [0.0, -0.0, -1.0]
 
 
 def test_creation():

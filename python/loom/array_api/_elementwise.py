@@ -69,8 +69,26 @@ for _name, _op in [("add", _ops.add), ("atan2", _ops.atan2), ("bitwise_and", _op
     globals()[_name] = _binary(_op, _name)
 
 
-floor_divide = _binary(_ops.floor_divide, "floor_divide")   # integer division by zero raises, as Python's
-remainder = _binary(_ops.remainder, "remainder")
+def _floor_divide(a, b):
+    r = _ops.floor_divide(a, b)
+    if a.dtype not in REAL_FLOATING:
+        return r   # integer division by zero raises, as Python's
+    # one infinite operand: the standard's floor(x1 / x2) (inf // 2 is inf, 1 // -inf is -0)
+    one_inf = _ops.logical_xor(_ops.isinf(a), _ops.isinf(b))
+    return _ops.where(_ops.logical_and(one_inf, _ops.logical_not(_ops.isnan(_ops.add(a, b)))),
+                      _ops.floor(_ops.true_divide(a, b)), r)
+
+
+def _remainder(a, b):
+    r = _ops.remainder(a, b)
+    if a.dtype not in REAL_FLOATING:
+        return r
+    # a zero result takes the divisor's sign (remainder(-0, 1) is +0, remainder(+0, -1) is -0)
+    return _ops.where(_ops.eq(r, 0), _ops.copysign(r, b), r)
+
+
+floor_divide = _binary(_floor_divide, "floor_divide")
+remainder = _binary(_remainder, "remainder")
 pow = _binary(_ops.pow, "pow")   # noqa: A001
 
 
