@@ -50,8 +50,8 @@ def _unary(op, name):
 
 for _name, _op in [("acos", _ops.acos), ("acosh", _ops.acosh), ("asin", _ops.asin), ("asinh", _ops.asinh),
                    ("atan", _ops.atan), ("atanh", _ops.atanh), ("cos", _ops.cos), ("cosh", _ops.cosh),
-                   ("exp", _ops.exp), ("expm1", _ops.expm1), ("isfinite", _ops.isfinite),
-                   ("isinf", _ops.isinf), ("isnan", _ops.isnan), ("log", _ops.log), ("log1p", _ops.log1p),
+                   ("exp", _ops.exp), ("isfinite", _ops.isfinite),
+                   ("isinf", _ops.isinf), ("isnan", _ops.isnan), ("log", _ops.log),
                    ("log2", _ops.log2), ("log10", _ops.log10), ("logical_not", _ops.logical_not),
                    ("negative", _ops.neg), ("sin", _ops.sin), ("sinh", _ops.sinh), ("sqrt", _ops.sqrt),
                    ("tan", _ops.tan), ("tanh", _ops.tanh), ("bitwise_invert", _ops.bitwise_not),
@@ -107,6 +107,23 @@ def _shift_right(a, b):
 
 bitwise_left_shift = _binary(_shift_left, "bitwise_left_shift")
 bitwise_right_shift = _binary(_shift_right, "bitwise_right_shift")
+
+
+def expm1(x, /):
+    """exp(x) - 1, accurate near 0; a complex x with an infinite or NaN component follows exp's
+    special cases (exp(x) - 1), and +-0 + 0j gives +0 + 0j."""
+    if x.dtype not in COMPLEX:
+        return _ops.expm1(x)
+    out = _ops.where(_ops.isfinite(x), _ops.expm1(x), _ops.sub(_ops.exp(x), 1))
+    zero = _ops.complex(_ops.zeros_like(_ops.real(x)), _ops.imag(x))
+    return _ops.where(_ops.eq(x, 0), zero, out)
+
+
+def log1p(x, /):
+    """log(1 + x), accurate near 0; a complex x with an infinite or NaN component gives log(1 + x)."""
+    if x.dtype not in COMPLEX:
+        return _ops.log1p(x)
+    return _ops.where(_ops.isfinite(x), _ops.log1p(x), _ops.log(_ops.add(x, 1)))
 
 
 def abs(x, /):   # noqa: A001

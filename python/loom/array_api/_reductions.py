@@ -46,7 +46,7 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False):   # noqa: A001
     axes = _axes(axis, x.ndim)
     if not axes:
         return x.to(dtype, copy=True)
-    return _ops.sum(x.to(dtype) if x.dtype is not dtype else x, dim=axes, keepdim=keepdims)
+    return _ops.sum(x, dim=axes, keepdim=keepdims, dtype=dtype)
 
 
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
@@ -58,7 +58,7 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
     y = x.to(dtype) if x.dtype is not dtype else x
     for a in sorted(axes, reverse=True):
         y = _ops.prod(y, a, keepdim=keepdims)
-    return y
+    return y if y.dtype is dtype else y.to(dtype)
 
 
 def _same_dtype(op, name):
@@ -98,10 +98,9 @@ any = _bool_reduce(_ops.any, "any")   # noqa: A001
 def _moment(op, name):
     def f(x, /, *, axis=None, correction=0.0, keepdims=False):
         axes = _axes(axis, x.ndim)
-        if not axes:
-            n = 1
-            out = _ops.zeros_like(x)
-            return out / 0.0 if n - correction <= 0 else out
+        if not axes:   # each element alone: 0, NaN for NaN or infinite ones and for correction >= 1
+            out = _ops.sub(x, x)
+            return _ops.true_divide(out, 0.0) if 1 - correction <= 0 else out
         return op(x, dim=axes, correction=correction, keepdim=keepdims)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"The standard's {name}: over axis with `correction` degrees of freedom subtracted."
