@@ -138,3 +138,21 @@ def test_linalg_and_fft_extensions():
     assert xp.fft.fftfreq(4).tolist() == np.fft.fftfreq(4).tolist()
     f = xp.fft.fft(xp.asarray([1.0, 0.0, 0.0, 0.0]))
     assert f.tolist() == [1, 1, 1, 1]
+
+
+def test_complex_linalg_through_the_real_embedding():
+    a = np.array([[1 + 2j, 3 - 1j], [0.5j, 2]], dtype=np.complex128)
+    x = xp.asarray(a)
+    assert np.allclose(np.array(xp.linalg.inv(x).tolist()), np.linalg.inv(a))
+    assert np.allclose(xp.linalg.svdvals(x).tolist(), np.linalg.svd(a, compute_uv=False))
+    assert np.allclose(np.array(xp.linalg.matrix_power(x, 3).tolist()), np.linalg.matrix_power(a, 3))
+    assert xp.linalg.matrix_norm(x, ord="nuc").item() == pytest.approx(np.linalg.norm(a, "nuc"))
+    assert xp.linalg.vector_norm(x).item() == pytest.approx(np.linalg.norm(a))
+    assert xp.eye(2, dtype=xp.complex64).tolist() == [[1, 0], [0, 1]]
+    assert xp.linalg.cross(xp.asarray([1, 0, 0], dtype=xp.uint8), xp.asarray([0, 1, 0], dtype=xp.uint8)).tolist() == [0, 0, 1]
+
+
+def test_shifts_past_the_width():
+    assert xp.bitwise_right_shift(xp.asarray([-5, 7], dtype=xp.int16), xp.asarray([31, 1], dtype=xp.int16)).tolist() == [-1, 3]
+    assert xp.bitwise_right_shift(xp.asarray([200], dtype=xp.uint8), 9).tolist() == [0]
+    assert xp.bitwise_left_shift(xp.asarray([3], dtype=xp.int8), 8).tolist() == [0]

@@ -180,13 +180,13 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     """Ones on the k-th diagonal of an n_rows x n_cols array."""
     n_cols = n_rows if n_cols is None else n_cols
     dtype = dtype or DEFAULT_FLOAT
-    out = _ops.zeros((n_rows, n_cols), dtype=dtype, device=_dev(device))
+    out = _ops.zeros((n_rows, n_cols), dtype=DEFAULT_INT if dtype in COMPLEX else dtype, device=_dev(device))
     if n_rows and n_cols and -n_rows < k < n_cols:
         m = builtins.min(n_rows - builtins.max(-k, 0), n_cols - builtins.max(k, 0))
         rows = _ops.arange(m, device=_dev(device)) + builtins.max(-k, 0)
         cols = _ops.arange(m, device=_dev(device)) + builtins.max(k, 0)
         out[rows, cols] = 1
-    return out
+    return out.to(dtype) if out.dtype is not dtype else out
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):

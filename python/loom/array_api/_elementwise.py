@@ -101,8 +101,14 @@ def _shift_left(a, b):
 
 
 def _shift_right(a, b):
+    bits = a.dtype.itemsize * 8
+    big = _ops.ge(b, bits)
+    b = _ops.clamp(b, 0, bits - 1)   # a signed x >> (bits or more) is x >> (bits - 1): 0 or -1
     h = _ops.floor_divide(b, _ops.full((), 2, dtype=b.dtype, device=b.device))
-    return _ops.floor_divide(_ops.floor_divide(a, _pow2(h)), _pow2(_ops.sub(b, h)))
+    out = _ops.floor_divide(_ops.floor_divide(a, _pow2(h)), _pow2(_ops.sub(b, h)))
+    if a.dtype in UNSIGNED:
+        out = _ops.where(big, _ops.zeros_like(out), out)
+    return out
 
 
 bitwise_left_shift = _binary(_shift_left, "bitwise_left_shift")
@@ -191,15 +197,16 @@ def clip(x, /, min=None, max=None):   # noqa: A002
     x's dtype and NaN propagates."""
     out = x
     if min is not None:
-        lo = min if isinstance(min, Tensor) else _as_array(min, x.dtype, x)
-        out = _ops.where(_ops.lt(out, lo.to(x.dtype)), lo.to(x.dtype), out)
+        lo = (min if isinstance(min, Tensor) else _as_array(min, x.dtype, x)).to(x.dtype)
+        out = _ops.where(_ops.lt(out, lo), lo, out)
     if max is not None:
-        hi = max if isinstance(max, Tensor) else _as_array(max, x.dtype, x)
-        out = _ops.where(_ops.gt(out, hi.to(x.dtype)), hi.to(x.dtype), out)
+        hi = (max if isinstance(max, Tensor) else _as_array(max, x.dtype, x)).to(x.dtype)
+        out = _ops.where(_ops.gt(out, hi), hi, out)
     if out is x:
         return _ops.clone(x)
     if x.dtype in REAL_FLOATING:
         out = _ops.where(_ops.isnan(x), x, out)
-    return _ops.broadcast_to(out, x.shape).clone() if out.shape != x.shape else out
+    return out
+
 
 

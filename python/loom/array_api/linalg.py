@@ -3,7 +3,8 @@ from collections import namedtuple
 
 from .. import _ops
 from .. import linalg as _la
-from ._dtypes import BOOL, COMPLEX, INTEGRAL, int64
+from ._creation import eye
+from ._dtypes import BOOL, COMPLEX, INTEGRAL, finfo, int64
 from ._elementwise import promote_args
 
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
@@ -20,14 +21,29 @@ def cholesky(x, /, *, upper=False):
 def cross(x1, x2, /, *, axis=-1):
     """The cross product of 3-vectors along axis."""
     a, b = promote_args(x1, x2, "cross")
+    if a.shape[axis] != 3 or b.shape[axis] != 3:
+        raise ValueError("cross(): axis must have size 3 in both arrays")
     a, b = _ops.broadcast_to(a, _bshape(a, b)), _ops.broadcast_to(b, _bshape(a, b))
-    return _la.cross(a, b, dim=axis)
+    c = [_ops.select(a, axis, i) for i in range(3)], [_ops.select(b, axis, i) for i in range(3)]
+    (a0, a1, a2), (b0, b1, b2) = c
+    return _ops.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis)
 
 
 def _bshape(a, b):
     n = max(a.ndim, b.ndim)
     sa, sb = (1,) * (n - a.ndim) + tuple(a.shape), (1,) * (n - b.ndim) + tuple(b.shape)
     return tuple(max(i, j) if min(i, j) != 0 else 0 for i, j in zip(sa, sb))
+
+
+def _embed(x):
+    """The real (2m, 2n) matrices [[Re, -Im], [Im, Re]] of complex (m, n) ones: their products,
+    inverses and singular values are those of the complex matrices, written out."""
+    re, im = _ops.real(x), _ops.imag(x)
+    return _ops.cat([_ops.cat([re, -im], -1), _ops.cat([im, re], -1)], -2)
+
+
+def _unembed(e, m, n):
+    return _ops.complex(e[..., :m, :n].contiguous(), e[..., m:, :n].contiguous())
 
 
 def det(x, /):
@@ -53,6 +69,9 @@ def eigvalsh(x, /):
 
 def inv(x, /):
     """The inverse of each matrix."""
+    if x.dtype in COMPLEX:
+        n = x.shape[-1]
+        return _unembed(_la.inv(_embed(x)), n, n)
     return _la.inv(x)
 
 
@@ -64,17 +83,40 @@ def matmul(x1, x2, /):
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """A matrix norm over the last two axes."""
+    if x.dtype in COMPLEX:
+        if ord in (2, -2, "nuc"):
+            s = svdvals(x)
+            out = _ops.amax(s, -1) if ord == 2 else _ops.amin(s, -1) if ord == -2 else _ops.sum(s, dim=-1)
+            return out.unsqueeze(-1).unsqueeze(-1) if keepdims else out
+        x = _ops.abs(x)   # the other norms depend on the moduli only
     return _la.matrix_norm(x, ord=ord, dim=(-2, -1), keepdim=keepdims)
 
 
 def matrix_power(x, n, /):
     """x multiplied by itself n times (the inverse's power for negative n)."""
-    return _la.matrix_power(x, n)
+    if x.dtype not in COMPLEX:
+        return _la.matrix_power(x, n)
+    if n < 0:
+        x, n = inv(x), -n
+    out = _ops.broadcast_to(eye(x.shape[-1], dtype=x.dtype), tuple(x.shape)).clone()   # loom.eye's complex is zeros
+    while n:
+        if n & 1:
+            out = _ops.matmul(out, x)
+        x, n = _ops.matmul(x, x), n >> 1
+    return out
 
 
 def matrix_rank(x, /, *, rtol=None):
     """The number of singular values above rtol times the largest."""
-    return _la.matrix_rank(x, rtol=rtol)
+    if x.dtype not in COMPLEX:
+        return _la.matrix_rank(x, rtol=rtol)
+    s = svdvals(x)
+    if rtol is None:
+        rtol = max(x.shape[-2:]) * finfo(x.dtype).eps
+    if not isinstance(rtol, (int, float)):
+        rtol = rtol.unsqueeze(-1)
+    tol = _ops.mul(_ops.amax(s, -1, keepdim=True), rtol) if s.shape[-1] else s
+    return _ops.sum(_ops.gt(s, tol), dim=-1)
 
 
 def matrix_transpose(x, /):
@@ -123,6 +165,8 @@ def svd(x, /, *, full_matrices=True):
 
 def svdvals(x, /):
     """The singular values, descending."""
+    if x.dtype in COMPLEX:
+        return _la.svdvals(_embed(x))[..., ::2].contiguous()   # each one appears twice
     return _la.svdvals(x)
 
 
@@ -156,6 +200,8 @@ def vecdot(x1, x2, /, *, axis=-1):
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """A vector norm over axis (all axes when None)."""
+    if x.dtype in COMPLEX:
+        x = _ops.abs(x)   # a vector norm depends on the moduli only
     if axis is None:
         out = _la.vector_norm(x.reshape(-1), ord=ord, dim=0)
         return out.reshape((1,) * x.ndim) if keepdims else out
