@@ -84,3 +84,4 @@ from . import testing  # noqa: E402,F401
 from . import func  # noqa: E402  (vmap, grad, jacrev, ...: transforms over the ops and autograd)
 from .func import vmap  # noqa: E402
 from . import profiler  # noqa: E402,F401  (torch.profiler's spelling of autograd.profiler)
+from . import array_api  # noqa: E402,F401  (the Array API standard namespace; installs Tensor.__array_namespace__)

@@ -80,7 +80,7 @@ _scalar_cache = {}
 
 
 def _wrap_number(x):
-    key = (x.__class__, x)
+    key = (x.__class__, x) if x else (x.__class__, repr(x))   # -0.0 == 0.0: keep the zeros apart
     h = _scalar_cache.get(key)
     if h is None:
         r = _number(x)
@@ -239,8 +239,9 @@ def _scalar_struct(cache, x, init):
 def _scalar(x, op, name):
     c = x.__class__
     if c is float:
-        s = _FLOAT_SCALARS.get(x)
-        return s if s is not None else _scalar_struct(_FLOAT_SCALARS, x, (x, 0, 2))
+        k = x if x else repr(x)   # -0.0 == 0.0 as keys: keep the zeros apart
+        s = _FLOAT_SCALARS.get(k)
+        return s if s is not None else _scalar_struct(_FLOAT_SCALARS, k, (x, 0, 2))
     if c is int and _INT64_MIN <= x <= _INT64_MAX:
         s = _INT_SCALARS.get(x)
         return s if s is not None else _scalar_struct(_INT_SCALARS, x, (float(x), x, 1))
