@@ -6,6 +6,7 @@
 #include <math.h>
 #include "loom.h"
 #include "loom_ops.h"
+#include "kernels/common.h"
 
 static int rows_of(lm_tensor *gates, lm_tensor *cx, int64_t *rows, int64_t *H) {
     if (gates->ndim < 1 || cx->ndim != gates->ndim)
@@ -29,7 +30,8 @@ static int rows_of(lm_tensor *gates, lm_tensor *cx, int64_t *rows, int64_t *H) {
     return 0;
 }
 
-#define SIG(x) (1 / (1 + exp(-(x))))
+/* float math for float (LM_EXP, LM_TANH: the vectorising forms), so the loops over a row vectorise */
+#define SIG(x) (1 / (1 + LM_EXP(-(x))))
 
 int lm_cpu_lstm_gates(lm_tensor *gates, lm_tensor *cx, lm_tensor **out) {
     int64_t rows, H;
@@ -44,10 +46,10 @@ int lm_cpu_lstm_gates(lm_tensor *gates, lm_tensor *cx, lm_tensor **out) {
             for (int64_t r = 0; r < rows; r++) {
                 const T *gr = gp + r * 4 * H;
                 for (int64_t j = 0; j < H; j++) {
-                    T i = (T)SIG(gr[j]), f = (T)SIG(gr[H + j]), gg = (T)tanh(gr[2 * H + j]), o = (T)SIG(gr[3 * H + j]);
+                    T i = (T)SIG(gr[j]), f = (T)SIG(gr[H + j]), gg = (T)LM_TANH(gr[2 * H + j]), o = (T)SIG(gr[3 * H + j]);
                     T cn = f * cp[r * H + j] + i * gg;
                     yp[r * H + j] = cn;
-                    hp[r * H + j] = o * (T)tanh(cn);
+                    hp[r * H + j] = o * (T)LM_TANH(cn);
                 }
             })
     }
@@ -90,8 +92,8 @@ int lm_cpu_lstm_gates_backward(lm_tensor *grad_hy, lm_tensor *grad_cy, lm_tensor
                 T *dgr = dg + r * 4 * H;
                 for (int64_t j = 0; j < H; j++) {
                     int64_t e = r * H + j;
-                    T i = (T)SIG(gr[j]), f = (T)SIG(gr[H + j]), gg = (T)tanh(gr[2 * H + j]), o = (T)SIG(gr[3 * H + j]);
-                    T tc = (T)tanh(yp[e]);
+                    T i = (T)SIG(gr[j]), f = (T)SIG(gr[H + j]), gg = (T)LM_TANH(gr[2 * H + j]), o = (T)SIG(gr[3 * H + j]);
+                    T tc = (T)LM_TANH(yp[e]);
                     T dc = dcy[e] + dh[e] * o * (1 - tc * tc);
                     dgr[j] = dc * gg * i * (1 - i);
                     dgr[H + j] = dc * cp[e] * f * (1 - f);

@@ -40,6 +40,11 @@
 #define LM_EXP(x) _Generic((x), float: lm_expf((float)(x)), lm_complex64: cexpf((lm_complex64)(x)), \
     lm_complex128: cexp((lm_complex128)(x)), default: exp((double)(x)))
 
+/* tanh (complex too: the tanh body serves them) and erf, through the vectorising float forms */
+#define LM_TANH(x) _Generic((x), float: lm_tanhf((float)(x)), lm_complex64: ctanhf((lm_complex64)(x)), \
+    lm_complex128: ctanh((lm_complex128)(x)), default: tanh((double)(x)))
+#define LM_ERF(x) _Generic((x), float: lm_erff((float)(x)), default: erf((double)(x)))
+
 /* Bodies of ops that serve complex dtypes: the same function of <complex.h> (cexp, clog, ...)
  * for a complex x, of <math.h> for the rest. (Not LM_MATH's job: every branch of a _Generic
  * must compile, and not every function has a complex twin.) */
@@ -116,6 +121,39 @@ static inline LM_HD float lm_expf(float x) {
     union { uint32_t u; float f; } s1 = {(uint32_t)(n1 + 127) << 23}, s2 = {(uint32_t)(n2 + 127) << 23};
     float y = p * s1.f * s2.f;
     return x > 88.7228394f ? INFINITY : (x < -103.972084f ? 0.0f : (x != x ? x : y));
+}
+
+/* tanh and erf for float in plain arithmetic, like lm_expf, so loops over them vectorise (glibc's
+ * tanhf and erff do not). Both sides of each select are computed, as the vectoriser needs; every
+ * clamp keeps the unused side finite. Coefficients are least-squares fits pushed towards minimax
+ * (Lawson's reweighting) against float64 libm, rounded to float; tests/test_vmath.py sweeps the
+ * float32 range: max 1.6 ulp each. */
+static inline LM_HD float lm_tanhf(float x) {
+    float a = fabsf(x), s = x * x;
+    /* below 0.625 the odd series form, so small |x| has no cancellation (and x + x*s*P(s) is x
+     * for tiny x); above, 1 - 2/(e^2a + 1) loses at most a bit (tanh >= 0.55 there) */
+    float p = x + x * s * (-0x1.555554p-2f + s * (0x1.11106ap-3f + s * (-0x1.b9ef8ep-5f +
+              s * (0x1.639794p-6f + s * (-0x1.0c32c4p-7f + s * 0x1.19c128p-9f)))));
+    float e = lm_expf(2.0f * (a > 9.0f ? 9.0f : a));   /* tanh(9) is 1 in float */
+    float q = 1.0f - 2.0f / (e + 1.0f);
+    /* copysign: x + x*s*P(s) gives +0 for -0; NaN reaches q through lm_expf */
+    return copysignf(a < 0.625f ? p : (a > 9.0f ? 1.0f : q), x);
+}
+
+static inline LM_HD float lm_erff(float x) {
+    float a = fabsf(x), s = x * x;
+    /* below 0.921875, x + x*P(x^2): erf(x)/x - 1 is small, so the leading 2/sqrt(pi) x is not
+     * rounded twice */
+    float p = x + x * (0x1.06eba8p-3f + s * (-0x1.81273ap-2f + s * (0x1.ce2cb0p-4f + s * (-0x1.b7f9c6p-6f +
+              s * (0x1.542b6cp-8f + s * (-0x1.a5d160p-11f + s * 0x1.507922p-14f))))));
+    /* above, 1 - e^-u with u(t) fitting -log(erfc(t)), weighted by erfc (the error that reaches
+     * erf); erf is 1 in float from 3.92, so t stops at 4, where the fit ends */
+    float t = a > 4.0f ? 4.0f : a;
+    float u = -0x1.4f312ep-13f + t * (0x1.212264p+0f + t * (0x1.4460b8p-1f + t * (0x1.ba61eep-4f +
+              t * (-0x1.97c978p-6f + t * (0x1.097e74p-8f + t * (-0x1.9f7844p-12f + t * (0x1.df37e6p-17f +
+              t * 0x1.16c324p-21f)))))));
+    float q = copysignf(1.0f - lm_expf(-u), x);
+    return a < 0.921875f ? p : q;   /* NaN reaches q through lm_expf */
 }
 
 /* integer power by squaring, wrapping on overflow (unsigned arithmetic) */
@@ -195,6 +233,12 @@ LM_MATH2_OVERLOADS(atan2) LM_MATH2_OVERLOADS(copysign) LM_MATH2_OVERLOADS(hypot)
 static inline LM_HD float lm_exp_(float x) { return lm_expf(x); }
 template <class X> static inline LM_HD double lm_exp_(X x) { return exp((double)x); }
 #define LM_EXP(x) lm_exp_(x)
+static inline LM_HD float lm_tanh_(float x) { return lm_tanhf(x); }
+template <class X> static inline LM_HD double lm_tanh_(X x) { return tanh((double)x); }
+#define LM_TANH(x) lm_tanh_(x)
+static inline LM_HD float lm_erf_(float x) { return lm_erff(x); }
+template <class X> static inline LM_HD double lm_erf_(X x) { return erf((double)x); }
+#define LM_ERF(x) lm_erf_(x)
 
 /* the complex twins (libcu++ on the device, <complex> on a C++ host), for LM_CMATH */
 #ifdef __CUDACC__
@@ -211,6 +255,8 @@ LM_CMATH_OVERLOADS(tanh) LM_CMATH_OVERLOADS(asin) LM_CMATH_OVERLOADS(acos) LM_CM
 LM_CMATH_OVERLOADS(asinh) LM_CMATH_OVERLOADS(acosh) LM_CMATH_OVERLOADS(atanh)
 static inline LM_HD lm_complex64 lm_exp_(lm_complex64 z) { return LM_CSTD::exp(z); }
 static inline LM_HD lm_complex128 lm_exp_(lm_complex128 z) { return LM_CSTD::exp(z); }
+static inline LM_HD lm_complex64 lm_tanh_(lm_complex64 z) { return LM_CSTD::tanh(z); }
+static inline LM_HD lm_complex128 lm_tanh_(lm_complex128 z) { return LM_CSTD::tanh(z); }
 #define LM_CMATH(fn, x) lm_math_##fn(x)
 #define LM_CABS(z) LM_CSTD::abs(z)
 #define LM_CARG(z) LM_CSTD::arg(z)

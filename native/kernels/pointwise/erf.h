@@ -1,2 +1,2 @@
 /* erf: the error function */
-#define LM_PW_erf(T, self) LM_MATH(erf, self)
+#define LM_PW_erf(T, self) LM_ERF(self)

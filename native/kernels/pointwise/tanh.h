@@ -1,1 +1,1 @@
-#define LM_PW_tanh(T, self) LM_CMATH(tanh, self)
+#define LM_PW_tanh(T, self) LM_TANH(self)
