@@ -25,13 +25,19 @@ def runs():
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+# Under AddressSanitizer (.ci/asan) freed blocks wait in its quarantine (256 MB) before reuse, so RSS
+# climbs for reasons of ASan's own; loom's exact live counts are still checked there.
+ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
+
+
 @pytest.mark.parametrize("loop", ["mlp", "cnn", "graphs"])
 def test_memory_is_flat_after_warmup(runs, loop):
     r = runs[loop]
     rss0, stats0 = r["start"]
     for rss, stats in r["rounds"]:
         assert stats == stats0, f"{loop}: live tensors/storages/bytes went from {stats0} to {stats}"
-        assert rss - rss0 <= RSS_SLACK, f"{loop}: RSS grew by {rss - rss0} bytes after warm-up"
+        if not ASAN:
+            assert rss - rss0 <= RSS_SLACK, f"{loop}: RSS grew by {rss - rss0} bytes after warm-up"
     assert stats0[0] > 0   # the model's parameters and state are counted
 
 
