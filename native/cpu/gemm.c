@@ -20,10 +20,6 @@ int scipy_openblas_get_num_threads(void);
  * layer at batch 64) took 16 us on one thread and 47-51 us on two here. */
 #define LM_GEMM_SERIAL_BELOW ((int64_t)1 << 21)
 
-/* Between the two, products run split over our OpenMP threads (blas_split);
- * above, OpenBLAS's own threading (sharing its packed panels) was a few
- * percent faster at 1024^3, and its spinning is short next to the product. */
-#define LM_GEMM_SPLIT_BELOW ((int64_t)1 << 26)
 
 /* Can gemm read this (rows x cols, strides rs/cs) in place? Size-1 dims have free strides. */
 static bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int *trans, int64_t *ld) {
@@ -100,7 +96,7 @@ static void blas(int dtype, int ta, int tb, int64_t M, int64_t N, int64_t K, con
                           (const double *)b, (int)ldb, accumulate ? 1.0 : 0.0, (double *)c, (int)ldc);
 }
 
-/* Big products split their longer side over our OpenMP threads, each running
+/* Products from LM_GEMM_SERIAL_BELOW up split their longer side over our OpenMP threads, each running
  * a single-threaded GEMM, rather than over OpenBLAS's own pool: its threads
  * spin for a long while after each product, and on two cores they then fight
  * the OpenMP threads of every kernel that follows (at the digits CNN's step
@@ -144,7 +140,7 @@ void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, cha
     int64_t lda, ldb;
     if ((dtype == LM_FLOAT32 || dtype == LM_FLOAT64 || lm_is_complex(dtype)) && K > 0 &&
         blas_layout(M, K, a.rs, a.cs, &ta, &lda) && blas_layout(K, N, b.rs, b.cs, &tb, &ldb)) {
-        if (M * N * K >= LM_GEMM_SERIAL_BELOW && M * N * K < LM_GEMM_SPLIT_BELOW &&
+        if (M * N * K >= LM_GEMM_SERIAL_BELOW &&
             blas_split(dtype, ta, tb, M, N, K, a.p, lda, b.p, ldb, c, ldc, accumulate))
             return;
         int threads = M * N * K < LM_GEMM_SERIAL_BELOW ? scipy_openblas_get_num_threads() : 1;
