@@ -378,3 +378,17 @@ def lstm_gates_backward(dh, dcy, gates, cx, cy):
     dc = dcy + dh * o * (1 - tc * tc)
     return np.concatenate([dc * g * i * (1 - i), dc * cx * f * (1 - f), dc * i * (1 - g * g),
                            dh * tc * o * (1 - o)], -1), dc * f
+
+
+def lstm_layer(x_proj, h0, c0, w_hh, b_hh, reverse):
+    T, H = x_proj.shape[0], h0.shape[-1]
+    out, cells, acts = np.zeros(x_proj.shape[:2] + (H,)), np.zeros(x_proj.shape[:2] + (H,)), np.zeros(x_proj.shape)
+    h, c = h0, c0
+    for t in (range(T - 1, -1, -1) if reverse else range(T)):
+        g = x_proj[t] + h @ w_hh.T + (0 if b_hh is None else b_hh)
+        i, f, gg, o = np.split(g, 4, -1)
+        i, f, gg, o = _sig(i), _sig(f), np.tanh(gg), _sig(o)
+        c = f * c + i * gg
+        h = o * np.tanh(c)
+        out[t], cells[t], acts[t] = h, c, np.concatenate([i, f, gg, o], -1)
+    return out, cells, acts

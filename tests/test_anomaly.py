@@ -94,3 +94,24 @@ def test_decorator_and_nesting_restore():
     with pytest.warns(UserWarning), detect_anomaly(check_nan=False):
         assert loom.is_anomaly_enabled() and not loom.is_anomaly_check_nan_enabled()
     assert loom.is_anomaly_enabled() and loom.is_anomaly_check_nan_enabled()
+
+
+def test_the_switch_takes_only_bools_and_stays_off():
+    # a truthy object used to turn anomaly mode on for the rest of the process
+    for bad in (object(), 1, None):
+        with pytest.raises(TypeError, match="set_anomaly_enabled\\(\\): argument 'enabled' \\(position 1\\) must be bool"):
+            loom.autograd.set_detect_anomaly(bad)
+        assert not loom.is_anomaly_enabled()
+    with pytest.raises(TypeError, match="argument 'check_nan' \\(position 2\\) must be bool"):
+        loom.autograd.set_detect_anomaly(True, check_nan="yes")
+    assert not loom.is_anomaly_enabled()
+
+
+def test_sparse_gradients_are_checked_through_their_values():
+    emb = loom.nn.Embedding(10, 3, sparse=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with loom.autograd.detect_anomaly():
+            emb(loom.tensor([1, 2, 1])).sum().backward()
+    assert emb.weight.grad.is_sparse
+    assert emb.weight.grad.to_dense()[1].tolist() == [2.0, 2.0, 2.0]

@@ -33,6 +33,8 @@ def _capture(node):
 
 def _check(node, grads):
     for i, g in enumerate(grads):
+        if isinstance(g, Tensor) and g.is_sparse:
+            g = g._values()
         if isinstance(g, Tensor) and g.dtype.differentiable and bool(_ops.isnan(g).any()):
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
@@ -48,6 +50,10 @@ def _report(node):
 
 
 def set_anomaly_enabled(enabled, check_nan=True):
+    for pos, (arg, v) in enumerate((("enabled", enabled), ("check_nan", check_nan)), 1):
+        if not isinstance(v, bool):   # a global switch: anything else is a mistake, as in PyTorch
+            raise TypeError(f"set_anomaly_enabled(): argument '{arg}' (position {pos}) must be bool, "
+                            f"not {type(v).__name__}")
     _mode[0], _mode[1] = bool(enabled), bool(check_nan)
     set_anomaly((2 if check_nan else 1) if enabled else 0, _capture, _check, _report)
 

@@ -462,6 +462,36 @@ def lstm_gates_grads(grad_hy, grad_cy, gates, cx, cy):
     return dgates, dc * f
 
 
+def lstm_layer_grads(grad_output, grad_cells, x_proj, h0, c0, w_hh, b_hh, reverse, output, cells, gates, mask):
+    """(d x_proj, d h0, d c0, d w_hh, d b_hh) of _lstm_layer: its backward kernel, or (create_graph)
+    the same recurrence in loom ops over gates recomputed from the inputs, so it has a graph."""
+    if not _grad_enabled():
+        grads = lm._lstm_layer_backward(grad_output, grad_cells, h0, c0, w_hh, output, cells, gates, reverse)
+    else:
+        grads = _lstm_layer_grads_ops(grad_output, grad_cells, x_proj, h0, c0, w_hh, b_hh, reverse)
+    return tuple(g if m else None for g, m in zip(grads, mask))
+
+
+def _lstm_layer_grads_ops(grad_output, grad_cells, x_proj, h0, c0, w_hh, b_hh, reverse):
+    T = x_proj.shape[0]
+    steps, h, c = [], h0, c0
+    for t in (range(T - 1, -1, -1) if reverse else range(T)):
+        g = x_proj[t] + lm.linear(h, w_hh, b_hh)
+        h_new, c_new = lm.lstm_gates(g, c)
+        steps.append((t, g, h, c, c_new))
+        h, c = h_new, c_new
+    dh, dc, dw, db, dx = lm.zeros_like(h0), lm.zeros_like(c0), lm.zeros_like(w_hh), None, [None] * T
+    for t, g, h_prev, c_prev, c_t in reversed(steps):
+        dh_t = dh if grad_output is None else dh + grad_output[t]
+        dc_t = dc if grad_cells is None else dc + grad_cells[t]
+        dg, dc = lstm_gates_grads(dh_t, dc_t, g, c_prev, c_t)
+        dh = lm.matmul(dg, w_hh)
+        dw = dw + lm.matmul(dg.transpose(0, 1), h_prev)
+        db = dg.sum(0) if db is None else db + dg.sum(0)
+        dx[t] = dg
+    return lm.stack(dx) if T else lm.zeros_like(x_proj), dh, dc, dw, db
+
+
 def singular_grad(name, *args):
     """Formulas that meet a division by zero at some inputs (prod, pow, atan2), which live in
     singular_formulas.py (the generator finds helpers in this file only)."""

@@ -15,6 +15,7 @@ from .module import Module
 from .utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+_LAYER_DTYPES = (_dtype.float32, _dtype.float64)   # what the whole-layer LSTM kernel serves
 
 
 def _rnn_step(x_proj, h, w_hh, b_hh, mode):
@@ -168,6 +169,11 @@ class RNNBase(Module):
         w_ih, w_hh, b_ih, b_hh, w_hr = weights
         T = x.shape[0]
         proj = _ops.linear(x, w_ih, b_ih)
+        if (self.mode == "LSTM" and w_hr is None and lengths is None and proj.device.type == "cpu"
+                and proj.dtype in _LAYER_DTYPES and h.dtype == proj.dtype and T > 0):
+            out, cells, _ = _ops._lstm_layer(proj, h, c, w_hh, b_hh, reverse)   # native/cpu/rnn_layer.c
+            last = 0 if reverse else T - 1
+            return out, out[last], cells[last]
         outs = [None] * T
         steps = range(T - 1, -1, -1) if reverse else range(T)
         for t in steps:
