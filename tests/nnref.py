@@ -150,6 +150,21 @@ def layer_norm(x, normalized_shape, w=None, b=None, eps=1e-5):
     return out * (1 if w is None else w) + (0 if b is None else b)
 
 
+def native_layer_norm(x, normalized_shape, w=None, b=None, eps=1e-5):
+    axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    return (layer_norm(x, normalized_shape, w, b, eps), x.mean(axes, keepdims=True),
+            1 / np.sqrt(x.var(axes, keepdims=True) + eps))
+
+
+def native_layer_norm_backward(dy, x, normalized_shape, mean, rstd, w=None, b=None):
+    axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    lead = tuple(range(x.ndim - len(normalized_shape)))
+    xhat = (x - mean) * rstd
+    g = dy if w is None else dy * w
+    dx = rstd * (g - g.mean(axes, keepdims=True) - xhat * (g * xhat).mean(axes, keepdims=True))
+    return dx, (dy * xhat).sum(lead), dy.sum(lead)
+
+
 def batch_norm(x, rm, rv, w, b, training, momentum, eps):
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, -1) + (1,) * (x.ndim - 2)
@@ -163,6 +178,11 @@ def batch_norm(x, rm, rv, w, b, training, momentum, eps):
 def erf(x):
     import math
     return np.vectorize(math.erf, otypes=[x.dtype])(x)
+
+
+def erfc(x):
+    import math
+    return np.vectorize(math.erfc, otypes=[x.dtype])(x)
 
 
 def lgamma(x):

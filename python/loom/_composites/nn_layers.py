@@ -5,9 +5,13 @@ name in loom._ops checks the arguments and calls it; ops/nn_layers.yaml names it
 import builtins as _b
 
 from .. import _ops
+from .._dtype import float32 as _f32, float64 as _f64
 from .._nsizes import ntuple
 from .._resample import upsample_nearest
 from .._resample import upsample_linear
+
+
+_NATIVE_LN = (_f32, _f64)   # what native_layer_norm serves
 
 
 def max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode):
@@ -19,6 +23,10 @@ def layer_norm(input, normalized_shape, weight, bias, eps):
     if n == 0 or input.ndim < n or list(input.shape[input.ndim - n:]) != list(normalized_shape):
         raise ValueError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                          f"[*, {', '.join(str(v) for v in normalized_shape)}], but got input of size {list(input.shape)}")
+    if (input.device.type == "cpu" and input.dtype in _NATIVE_LN
+            and all(t is None or (t.dtype == input.dtype and list(t.shape) == list(normalized_shape))
+                    for t in (weight, bias))):
+        return _ops.native_layer_norm(input, normalized_shape, weight, bias, eps)[0]   # native/cpu/layer_norm.c
     dims = list(range(input.ndim - n, input.ndim))
     xc = input - input.mean(dims, keepdim=True)
     out = xc * ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()

@@ -462,6 +462,29 @@ def lstm_gates_grads(grad_hy, grad_cy, gates, cx, cy):
     return dgates, dc * f
 
 
+def native_layer_norm_grads(grad, input, normalized_shape, mean, rstd, weight, bias, eps, mask):
+    """(d input, d weight, d bias) of native_layer_norm: its backward kernel, or (create_graph) the
+    same maths in loom ops with the statistics recomputed from input, so that they have a graph."""
+    if not _grad_enabled():
+        grads = lm.native_layer_norm_backward(grad, input, normalized_shape, mean, rstd, weight, bias,
+                                              mask[0], mask[1] and weight is not None, mask[2] and bias is not None)
+        return tuple(g if m and (k == 0 or w is not None) else None
+                     for k, (g, m, w) in enumerate(zip(grads, mask, (input, weight, bias))))
+    dims = list(range(input.ndim - len(normalized_shape), input.ndim))
+    lead = list(range(input.ndim - len(normalized_shape)))
+    xc = input - input.mean(dims, keepdim=True)
+    rs = ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+    xhat = xc * rs
+    g = grad if weight is None else grad * weight
+    dx = rs * (g - g.mean(dims, keepdim=True) - xhat * (g * xhat).mean(dims, keepdim=True)) if mask[0] else None
+    dw = db = None
+    if mask[1] and weight is not None:
+        dw = (grad * xhat).sum(lead) if lead else grad * xhat
+    if mask[2] and bias is not None:
+        db = grad.sum(lead) if lead else grad
+    return dx, dw, db
+
+
 def lstm_layer_grads(grad_output, grad_cells, x_proj, h0, c0, w_hh, b_hh, reverse, output, cells, gates, mask):
     """(d x_proj, d h0, d c0, d w_hh, d b_hh) of _lstm_layer: its backward kernel, or (create_graph)
     the same recurrence in loom ops over gates recomputed from the inputs, so it has a graph."""

@@ -175,6 +175,27 @@ def index_select(name, fn, args, level, size):
     return result(_ops.gather(x, d + 1, idx), level)
 
 
+@rule("native_layer_norm")
+def native_layer_norm(name, fn, args, level, size):
+    ns, eps = list(args["normalized_shape"]), args["eps"]
+    w, wb = unwrap(args["weight"], level) if args["weight"] is not None else (None, False)
+    b, bb = unwrap(args["bias"], level) if args["bias"] is not None else (None, False)
+    if not wb and not bb:   # the batch dim leads and the normalised dims trail: one call
+        x, _ = unwrap(args["input"], level)
+        return result(fn(input=x, normalized_shape=ns, weight=w, bias=b, eps=eps), level)
+    x = materialize(args["input"], level, size)
+    dims = list(range(x.ndim - len(ns), x.ndim))
+    mean = x.mean(dims, keepdim=True)
+    rstd = (((x - mean) ** 2).mean(dims, keepdim=True) + eps).rsqrt()
+    out = (x - mean) * rstd
+    per_sample = [size] + [1] * (x.ndim - 1 - len(ns)) + ns   # a batched weight/bias against its sample
+    if w is not None:
+        out = out * (materialize(args["weight"], level, size).reshape(per_sample))
+    if b is not None:
+        out = out + (materialize(args["bias"], level, size).reshape(per_sample))
+    return result((out, mean, rstd), level)
+
+
 @rule("embedding")
 def embedding(name, fn, args, level, size):
     w, wb = unwrap(args["weight"], level)

@@ -1,0 +1,21 @@
+/* gelu_erf_backward: grad_output * (Phi(x) + x phi(x)), gelu_erf's derivative in one pass (its graph
+ * of ops was seven kernels and nodes). Below -2.5, 1 + erf(x / sqrt 2) loses its digits to
+ * cancellation (float32 keeps none at -7), so there Phi(x) is phi(x) R(-x), R Mills' ratio
+ * Phi(-t) / phi(t) from its continued fraction (16 terms: 1e-7 relative from t = 2.5), and erfc
+ * in double. NaN at +-inf (inf * 0), as PyTorch's gelu_backward. */
+#ifndef LM_GELU_ERF_GRAD
+#define LM_GELU_ERF_GRAD
+static inline LM_HD float lm_gelu_erf_grad_f(float x) {
+    float t = x < -2.5f ? -x : 2.5f, r = t;
+    for (int k = 16; k > 0; k--) r = t + (float)k / r;
+    float phi = LM_EXP(-0.5f * x * x) * 0.39894228040143267794f;
+    return x < -2.5f ? phi * (1 / r + x) : 0.5f * (1 + LM_ERF(x * 0.70710678118654752440f)) + x * phi;
+}
+static inline LM_HD double lm_gelu_erf_grad_d(double x) {
+    double phi = exp(-0.5 * x * x) * 0.39894228040143267794;
+    return (x < -2.5 ? 0.5 * erfc(-x * 0.70710678118654752440) : 0.5 * (1 + erf(x * 0.70710678118654752440))) + x * phi;
+}
+#endif
+#define LM_PW_gelu_erf_backward(T, grad_output, self)                                                   \
+    ((grad_output) * (sizeof(T) == sizeof(double) ? (T)lm_gelu_erf_grad_d((double)(self))             \
+                                                   : (T)lm_gelu_erf_grad_f((float)(self))))
