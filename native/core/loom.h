@@ -104,6 +104,8 @@ int lm_get_num_threads(void);
 void lm_set_num_threads(int n);
 void lm_set_parallel_threshold(int64_t n);
 int64_t lm_get_parallel_threshold(void);
+/* threaded regions run, those found late (a busy machine), ns left running inline */
+void lm_parallel_stats(int64_t *out);
 void lm_allocator_trim(void);
 int64_t lm_allocator_cached_bytes(void);
 void lm_memory_stats(int64_t *out);   /* live tensors, live storages, their bytes, the allocator's cached bytes */

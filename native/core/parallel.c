@@ -1,9 +1,59 @@
 /* Threads and the GIL for every kernel that splits its work (parallel.h). */
+#include <stdlib.h>
+#include <time.h>
 #include "loom.h"
 #include "parallel.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+/* A busy machine: when another process holds a core, a region's worker threads start (or finish)
+ * late, and the calling thread waits for them at the region's end: two threads become slower than
+ * one (the digits CNN step ran 2-4x slower). So each region notes how long the calling thread
+ * waited for the others after its own share; a wait longer than that share and than LATE_NS
+ * (longer than waking a sleeping thread takes on a VM) runs the next regions inline, for a
+ * backoff that doubles while regions stay late (2 ms up to 0.5 s) and halves when they are on
+ * time again. Probing now and then costs one slow region per backoff. */
+#define LATE_NS 300000
+#define BACKOFF_MIN_NS 2000000
+#define BACKOFF_MAX_NS 500000000
+static int64_t late_ns = LATE_NS;             /* LOOM_LATE_US overrides (tests: 0 makes every region late) */
+static int64_t backoff_ns = BACKOFF_MIN_NS;
+static volatile int64_t inline_until = 0;     /* monotonic ns: regions before it run inline */
+static int64_t late_regions = 0, regions = 0; /* racy counters (statistics only) */
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static bool backing_off(void) { return inline_until && now_ns() < inline_until; }
+
+/* start: the region's start; own: the calling thread's finish; last: the last thread's finish */
+static void judge(int64_t start, int64_t own, int64_t last) {
+    static bool read_env = false;
+    if (!read_env) {
+        const char *v = getenv("LOOM_LATE_US");
+        if (v && *v) late_ns = (int64_t)atoll(v) * 1000;
+        read_env = true;
+    }
+    regions++;
+    int64_t wait = last - own;
+    if (wait > late_ns && wait >= own - start) {
+        late_regions++;
+        inline_until = last + backoff_ns;
+        backoff_ns = backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : backoff_ns * 2;
+    } else if (backoff_ns > BACKOFF_MIN_NS) {
+        backoff_ns /= 2;
+    }
+}
+
+void lm_parallel_stats(int64_t *out) {
+    out[0] = regions;
+    out[1] = late_regions;
+    out[2] = backing_off() ? inline_until - now_ns() : 0;
+}
 
 static int64_t par_threshold = 1 << 18;
 static int num_threads = 0;
@@ -18,22 +68,33 @@ int lm_get_num_threads(void) {
 void lm_set_num_threads(int n) { num_threads = n < 1 ? 1 : n; }
 void lm_set_parallel_threshold(int64_t n) { par_threshold = n < 1 ? 1 : n; }
 int64_t lm_get_parallel_threshold(void) { return par_threshold; }
-bool lm_should_parallelize(int64_t work) { return work >= par_threshold && lm_get_num_threads() > 1; }
+bool lm_should_parallelize(int64_t work) {
+    return work >= par_threshold && lm_get_num_threads() > 1 && !backing_off();
+}
 
 void lm_parallel_for(int64_t n, int64_t work, lm_range_fn fn, void *ctx) {
 #ifdef _OPENMP
     if (n >= 2 && lm_should_parallelize(work)) {
         int nt = lm_get_num_threads();
         if (nt > n) nt = (int)n;
-        void *gil = lm_gil_release();
-        #pragma omp parallel num_threads(nt)
-        {
-            int t = omp_get_thread_num(), k = omp_get_num_threads();
-            int64_t b = n * t / k, e = n * (t + 1) / k;
-            if (e > b) fn(b, e, ctx);
+        int64_t *ends = malloc(sizeof(int64_t) * (size_t)nt), start = now_ns();
+        if (ends) {
+            void *gil = lm_gil_release();
+            #pragma omp parallel num_threads(nt)
+            {
+                int t = omp_get_thread_num(), k = omp_get_num_threads();
+                int64_t b = n * t / k, e = n * (t + 1) / k;
+                if (e > b) fn(b, e, ctx);
+                ends[t] = now_ns();
+                if (t == 0) for (int i = k; i < nt; i++) ends[i] = ends[0];   /* threads OpenMP did not give */
+            }
+            lm_gil_reacquire(gil);
+            int64_t last = ends[0];
+            for (int i = 1; i < nt; i++) last = ends[i] > last ? ends[i] : last;
+            judge(start, ends[0], last);
+            free(ends);
+            return;
         }
-        lm_gil_reacquire(gil);
-        return;
     }
 #else
     (void)work;
@@ -45,13 +106,20 @@ int lm_parallel_parts(int nt, bool release_gil, lm_part_fn part, void *ctx) {
     void *gil = release_gil ? lm_gil_release() : NULL;
     int used = 1;
 #ifdef _OPENMP
-    if (nt > 1) {
+    int64_t *ends = nt > 1 && !backing_off() ? malloc(sizeof(int64_t) * (size_t)nt) : NULL;
+    if (ends) {
+        int64_t start = now_ns();
         #pragma omp parallel num_threads(nt)
         {
             int t = omp_get_thread_num(), n = omp_get_num_threads();
             if (t == 0) used = n;
             part(t, n, ctx);
+            ends[t] = now_ns();
         }
+        int64_t last = ends[0];
+        for (int i = 1; i < used; i++) last = ends[i] > last ? ends[i] : last;
+        judge(start, ends[0], last);
+        free(ends);
     } else
 #endif
     {

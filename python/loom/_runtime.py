@@ -1,5 +1,5 @@
 """Process-wide settings of the C core: the random seed and the threads ops use."""
-from ._C import lib
+from ._C import ffi, lib
 from ._dtype import BY_CODE, dtype as _dtype_cls
 from ._errors import raise_error
 
@@ -21,6 +21,14 @@ def set_num_threads(n):
 def set_parallel_threshold(n):
     """Ops over fewer elements than this run on one thread (default 2**18)."""
     lib.lm_set_parallel_threshold(n)
+
+
+def _parallel_stats():
+    """Threaded regions run, how many the calling thread waited long for (another process held a
+    core), and the milliseconds left during which regions run on one thread (native/core/parallel.c)."""
+    out = ffi.new("int64_t[3]")
+    lib.lm_parallel_stats(out)
+    return {"regions": out[0], "late": out[1], "inline_ms": out[2] / 1e6}
 
 
 def get_default_dtype():
