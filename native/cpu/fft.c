@@ -18,6 +18,7 @@ typedef struct {
     int mode;
     bool forward, dbl, packed;   /* packed: a real transform of even length through one of half the length */
     bool par;                    /* one row: its passes split over threads instead */
+    bool batch;                  /* complex rows in split batches (lm_fft_run_batch) */
     double scale;
     const char *src;
     char *dst;
@@ -72,11 +73,70 @@ static void scatter_##S(const pass *P, const T *buf, T *dst) {                  
 ROW_IO(float, f)
 ROW_IO(double, d)
 
+/* A group of nb complex rows (row b at rows[b], element k at rows[b][2 k st]) into a split batch and back.
+ * The gather reads across the rows for each k; the scatter writes 16 elements of each row in turn:
+ * the faster order of each (the buffer side stays in cache either way). The inverse is conj(F conj x). */
+#define BATCH_IO(T, S)                                                                                  \
+static inline void bgather_##S(int64_t n, int64_t nb, int64_t st, const T *const *rows, bool conj,     \
+                               T *restrict re, T *restrict im) {                                      \
+    T sg = conj ? -1 : 1;                                                                             \
+    for (int64_t k = 0; k < n; k++)                                                                   \
+        for (int64_t b = 0; b < nb; b++) {                                                            \
+            re[k * nb + b] = rows[b][2 * k * st];                                                     \
+            im[k * nb + b] = sg * rows[b][2 * k * st + 1];                                            \
+        }                                                                                             \
+}                                                                                                     \
+static inline void bscatter_##S(int64_t n, int64_t nb, int64_t st, T *const *rows, bool conj, T scale, \
+                                const T *restrict re, const T *restrict im) {                         \
+    T si = conj ? -scale : scale;                                                                     \
+    for (int64_t k0 = 0; k0 < n; k0 += 16) {                                                          \
+        int64_t k1 = k0 + 16 < n ? k0 + 16 : n;                                                       \
+        for (int64_t b = 0; b < nb; b++) {                                                            \
+            T *restrict d = rows[b];                                                                  \
+            for (int64_t k = k0; k < k1; k++) {                                                       \
+                d[2 * k * st] = re[k * nb + b] * scale;                                               \
+                d[2 * k * st + 1] = im[k * nb + b] * si;                                              \
+            }                                                                                         \
+        }                                                                                             \
+    }                                                                                                 \
+}                                                                                                     \
+static void batch_rows_##S(const pass *P, int64_t lo, int64_t hi, T *buf) {                           \
+    int64_t n = P->n, L = lm_fft_lanes(P->dbl), sst = P->sst[P->d], dst_st = P->dst_st[P->d];          \
+    T *re = buf, *im = re + n * L, *wr = im + n * L, *wi = wr + n * L;                                \
+    const T *src[64];                                                                                 \
+    T *dst[64];                                                                                       \
+    bool conj = !P->forward;                                                                          \
+    for (int64_t r0 = lo; r0 < hi; r0 += L) {                                                         \
+        int64_t nb = hi - r0 < L ? hi - r0 : L;                                                       \
+        for (int64_t b = 0; b < nb; b++) {                                                            \
+            int64_t so, o;                                                                            \
+            row_offsets(P, r0 + b, &so, &o);                                                          \
+            src[b] = (const T *)P->src + 2 * so;                                                      \
+            dst[b] = (T *)P->dst + 2 * o;                                                             \
+        }                                                                                             \
+        if (nb == L && sst == 1) bgather_##S(n, L, 1, src, conj, re, im);   /* constants: unrolled */ \
+        else bgather_##S(n, nb, sst, src, conj, re, im);                                              \
+        bool sw = lm_fft_run_batch(P->plan, nb, re, im, wr, wi);                                      \
+        if (nb == L && dst_st == 1) bscatter_##S(n, L, 1, dst, conj, (T)P->scale, sw ? wr : re, sw ? wi : im); \
+        else bscatter_##S(n, nb, dst_st, dst, conj, (T)P->scale, sw ? wr : re, sw ? wi : im);          \
+    }                                                                                                 \
+}
+BATCH_IO(float, f)
+BATCH_IO(double, d)
+
 static void pass_part(int t, int nt, void *ctx) {
     pass *P = ctx;
     int64_t lo = P->rows * t / nt, hi = P->rows * (t + 1) / nt;
     if (lo >= hi) return;
     size_t item = P->dbl ? sizeof(double) : sizeof(float);
+    if (P->batch) {   /* split batches of lanes rows */
+        void *buf = aligned_alloc(64, item * 4 * (size_t)(P->n * lm_fft_lanes(P->dbl)));
+        if (!buf) { P->failed = 1; return; }
+        if (P->dbl) batch_rows_d(P, lo, hi, buf);
+        else batch_rows_f(P, lo, hi, buf);
+        free(buf);
+        return;
+    }
     char *buf = malloc(item * 2 * (size_t)(P->n + 1 + lm_fft_scratch_len(P->plan)));
     if (!buf) { P->failed = 1; return; }
     char *scratch = buf + item * 2 * (size_t)(P->n + 1);
@@ -118,6 +178,7 @@ static int run_pass(lm_tensor *src, lm_tensor *dst, int d, int64_t n, int mode, 
     if (P.rows == 0) return 0;
     P.packed = mode != C2C && n % 2 == 0;
     if (!(P.plan = P.packed ? lm_fft_plan_real(n, P.dbl) : lm_fft_plan_get(n, P.dbl))) return -1;
+    P.batch = mode == C2C && P.rows > 1 && lm_fft_batchable(P.plan);
     int64_t work = P.rows * n * 8;
     int nt = lm_should_parallelize(work) && P.rows > 1 ? lm_get_num_threads() : 1;
     if (P.rows == 1) {   /* one long transform: its passes split (the GIL still held, for their threads to let go) */

@@ -110,6 +110,14 @@ static void FN(stockham)(const lm_fft_plan *pl, FT *x, FT *y, bool par) {
     if (src != x) memcpy(x, src, sizeof(FT) * 2 * (size_t)n);
 }
 
+static void FN(four)(const lm_fft_plan *pl, FT *x, FT *scratch, bool par);
+
+/* a plan's forward transform of x (n complex), y (n complex) its scratch */
+static void FN(transform)(const lm_fft_plan *pl, FT *x, FT *y, bool par) {
+    if (pl->r1) FN(four)(pl, x, y, par);
+    else FN(stockham)(pl, x, y, par);
+}
+
 static void FN(conj)(FT *x, int64_t n) {
     for (int64_t i = 0; i < n; i++) x[2 * i + 1] = -x[2 * i + 1];
 }
@@ -126,13 +134,13 @@ static void FN(bluestein)(const lm_fft_plan *pl, FT *x, FT *scratch, bool par) {
         a[2 * k + 1] = xr * c[2 * k + 1] + xi * c[2 * k];
     }
     memset(a + 2 * n, 0, sizeof(FT) * 2 * (size_t)(m - n));
-    FN(stockham)(pl->sub, a, sub_scratch, par);
+    FN(transform)(pl->sub, a, sub_scratch, par);
     for (int64_t k = 0; k < m; k++) {   /* times the filter, conjugated for the inverse that follows */
         FT ar = a[2 * k], ai = a[2 * k + 1];
         a[2 * k] = ar * b[2 * k] - ai * b[2 * k + 1];
         a[2 * k + 1] = -(ar * b[2 * k + 1] + ai * b[2 * k]);
     }
-    FN(stockham)(pl->sub, a, sub_scratch, par);
+    FN(transform)(pl->sub, a, sub_scratch, par);
     for (int64_t k = 0; k < n; k++) {   /* conj(a) c_k */
         FT ar = a[2 * k], ai = -a[2 * k + 1];
         x[2 * k] = ar * c[2 * k] - ai * c[2 * k + 1];
@@ -144,7 +152,7 @@ static void FN(run)(const lm_fft_plan *pl, FT *x, FT *scratch, bool forward, boo
     if (pl->n == 1) return;
     if (!forward) FN(conj)(x, pl->n);   /* the inverse: conj(F conj(x)) */
     if (pl->sub) FN(bluestein)(pl, x, scratch, par);
-    else FN(stockham)(pl, x, scratch, par);
+    else FN(transform)(pl, x, scratch, par);
     if (!forward) FN(conj)(x, pl->n);
 }
 
@@ -210,4 +218,238 @@ static void FN(c2r)(const lm_fft_plan *pl, FT *buf, FT *scratch, bool par) {
         buf[2 * kk] = sr - ti; buf[2 * kk + 1] = si + tr;
     }
     FN(run)(pl, buf, scratch, false, par);
+}
+
+/* ---- Split batches: nb transforms side by side (nb <= LANES), element k of transform b at re[k nb + b]
+ * and im[k nb + b]. A pass over such a batch is the Stockham pass above with the stride s scaled by nb,
+ * so every pass's inner loop runs over s nb >= nb contiguous values (re and im apart): gcc vectorises it
+ * across transforms and butterflies at full width, where the interleaved passes get one complex per
+ * vector. The butterflies take restrict pointers one by one: with the pointers derived inside the
+ * loop, gcc 12 gives up on the radix-4 loop ("complicated access pattern"). */
+#define FN_LANES ((int64_t)(64 / sizeof(FT)))   /* a 64-byte line of each part: one AVX-512 vector, two AVX2 */
+
+static inline void FN(mul)(FT *yr, FT *yi, int64_t q, FT ur, FT ui, FT wr, FT wi) {
+    yr[q] = ur * wr - ui * wi;
+    yi[q] = ur * wi + ui * wr;
+}
+
+static void FN(bfly2)(int64_t sv, const FT *restrict ar, const FT *restrict ai, const FT *restrict br,
+                      const FT *restrict bi, FT *restrict y0r, FT *restrict y0i, FT *restrict y1r, FT *restrict y1i,
+                      FT wr, FT wi) {
+    for (int64_t q = 0; q < sv; q++) {
+        FT ur = ar[q] - br[q], ui = ai[q] - bi[q];
+        y0r[q] = ar[q] + br[q];
+        y0i[q] = ai[q] + bi[q];
+        FN(mul)(y1r, y1i, q, ur, ui, wr, wi);
+    }
+}
+
+static void FN(bfly4)(int64_t sv, const FT *restrict a0r, const FT *restrict a0i, const FT *restrict a1r,
+                      const FT *restrict a1i, const FT *restrict a2r, const FT *restrict a2i, const FT *restrict a3r,
+                      const FT *restrict a3i, FT *restrict y0r, FT *restrict y0i, FT *restrict y1r, FT *restrict y1i,
+                      FT *restrict y2r, FT *restrict y2i, FT *restrict y3r, FT *restrict y3i, const FT *w) {
+    FT w1r = w[0], w1i = w[1], w2r = w[2], w2i = w[3], w3r = w[4], w3i = w[5];
+    for (int64_t q = 0; q < sv; q++) {
+        FT t0r = a0r[q] + a2r[q], t0i = a0i[q] + a2i[q], t1r = a0r[q] - a2r[q], t1i = a0i[q] - a2i[q];
+        FT t2r = a1r[q] + a3r[q], t2i = a1i[q] + a3i[q], t3r = a1r[q] - a3r[q], t3i = a1i[q] - a3i[q];
+        y0r[q] = t0r + t2r;
+        y0i[q] = t0i + t2i;
+        FN(mul)(y1r, y1i, q, t1r + t3i, t1i - t3r, w1r, w1i);   /* t1 - i t3 */
+        FN(mul)(y2r, y2i, q, t0r - t2r, t0i - t2i, w2r, w2i);
+        FN(mul)(y3r, y3i, q, t1r - t3i, t1i + t3r, w3r, w3i);   /* t1 + i t3 */
+    }
+}
+
+/* radix 8: a radix-2 step (a_r +- a_r+4, the difference times W_8^r), then a 4-point DFT of each half,
+ * the sums giving the even outputs and the differences the odd ones */
+static void FN(bfly8)(int64_t sv, const FT *restrict a0r, const FT *restrict a0i, const FT *restrict a1r,
+                      const FT *restrict a1i, const FT *restrict a2r, const FT *restrict a2i, const FT *restrict a3r,
+                      const FT *restrict a3i, const FT *restrict a4r, const FT *restrict a4i, const FT *restrict a5r,
+                      const FT *restrict a5i, const FT *restrict a6r, const FT *restrict a6i, const FT *restrict a7r,
+                      const FT *restrict a7i, FT *restrict y0r, FT *restrict y0i, FT *restrict y1r, FT *restrict y1i,
+                      FT *restrict y2r, FT *restrict y2i, FT *restrict y3r, FT *restrict y3i, FT *restrict y4r,
+                      FT *restrict y4i, FT *restrict y5r, FT *restrict y5i, FT *restrict y6r, FT *restrict y6i,
+                      FT *restrict y7r, FT *restrict y7i, const FT *w) {
+    const FT h = (FT)0.70710678118654752440;
+    for (int64_t q = 0; q < sv; q++) {
+        FT b0r = a0r[q] + a4r[q], b0i = a0i[q] + a4i[q], c0r = a0r[q] - a4r[q], c0i = a0i[q] - a4i[q];
+        FT b1r = a1r[q] + a5r[q], b1i = a1i[q] + a5i[q], d1r = a1r[q] - a5r[q], d1i = a1i[q] - a5i[q];
+        FT b2r = a2r[q] + a6r[q], b2i = a2i[q] + a6i[q], c2r = a2i[q] - a6i[q], c2i = a6r[q] - a2r[q];   /* times -i */
+        FT b3r = a3r[q] + a7r[q], b3i = a3i[q] + a7i[q], d3r = a3r[q] - a7r[q], d3i = a3i[q] - a7i[q];
+        FT c1r = (d1r + d1i) * h, c1i = (d1i - d1r) * h;     /* times (1 - i) / sqrt 2 */
+        FT c3r = (d3i - d3r) * h, c3i = -(d3r + d3i) * h;    /* times (-1 - i) / sqrt 2 */
+        FT t0r = b0r + b2r, t0i = b0i + b2i, t1r = b0r - b2r, t1i = b0i - b2i;
+        FT t2r = b1r + b3r, t2i = b1i + b3i, t3r = b1r - b3r, t3i = b1i - b3i;
+        y0r[q] = t0r + t2r;
+        y0i[q] = t0i + t2i;
+        FN(mul)(y2r, y2i, q, t1r + t3i, t1i - t3r, w[2], w[3]);
+        FN(mul)(y4r, y4i, q, t0r - t2r, t0i - t2i, w[6], w[7]);
+        FN(mul)(y6r, y6i, q, t1r - t3i, t1i + t3r, w[10], w[11]);
+        FT u0r = c0r + c2r, u0i = c0i + c2i, u1r = c0r - c2r, u1i = c0i - c2i;
+        FT u2r = c1r + c3r, u2i = c1i + c3i, u3r = c1r - c3r, u3i = c1i - c3i;
+        FN(mul)(y1r, y1i, q, u0r + u2r, u0i + u2i, w[0], w[1]);
+        FN(mul)(y3r, y3i, q, u1r + u3i, u1i - u3r, w[4], w[5]);
+        FN(mul)(y5r, y5i, q, u0r - u2r, u0i - u2i, w[8], w[9]);
+        FN(mul)(y7r, y7i, q, u1r - u3i, u1i + u3r, w[12], w[13]);
+    }
+}
+
+/* any radix up to LM_FFT_MAX_RADIX: y_k = W^(jk) sum_r a_r W_p^(rk), accumulated a row at a time */
+static void FN(bflyp)(int p, int64_t sv, int64_t root, const FT *restrict tw, const FT *const *ar, const FT *const *ai,
+                      FT *restrict y0r, FT *restrict y0i, const FT *w) {
+    for (int k = 0; k < p; k++) {
+        FT *restrict yr = y0r + k * sv, *restrict yi = y0i + k * sv;
+        memcpy(yr, ar[0], sizeof(FT) * (size_t)sv);
+        memcpy(yi, ai[0], sizeof(FT) * (size_t)sv);
+        for (int r = 1; r < p; r++) {
+            int64_t t = (int64_t)((r * k) % p) * root;
+            FT cr = tw[2 * t], ci = tw[2 * t + 1];
+            const FT *restrict xr = ar[r], *restrict xi = ai[r];
+            for (int64_t q = 0; q < sv; q++) {
+                yr[q] += xr[q] * cr - xi[q] * ci;
+                yi[q] += xr[q] * ci + xi[q] * cr;
+            }
+        }
+        if (k) {
+            FT wr = w[2 * (k - 1)], wi = w[2 * (k - 1) + 1];
+            for (int64_t q = 0; q < sv; q++) FN(mul)(yr, yi, q, yr[q], yi[q], wr, wi);
+        }
+    }
+}
+
+/* One split pass of radix p over sub-length len (the batch folded into sv = s nb). */
+static void FN(bpass)(int p, int64_t len, int64_t sv, int64_t n, const FT *tw, const FT *xr, const FT *xi, FT *yr, FT *yi) {
+    int64_t m = len / p, step = n / len;
+    const FT *ar[LM_FFT_MAX_RADIX], *ai[LM_FFT_MAX_RADIX];
+    FT w[2 * LM_FFT_MAX_RADIX];
+    for (int64_t j = 0; j < m; j++) {
+        for (int k = 1; k < p; k++) {   /* W_len^(jk) */
+            w[2 * (k - 1)] = tw[2 * (j * k * step)];
+            w[2 * (k - 1) + 1] = tw[2 * (j * k * step) + 1];
+        }
+        for (int r = 0; r < p; r++) {
+            ar[r] = xr + sv * (j + r * m);
+            ai[r] = xi + sv * (j + r * m);
+        }
+        FT *y0r = yr + sv * p * j, *y0i = yi + sv * p * j;
+        if (p == 8)
+            FN(bfly8)(sv, ar[0], ai[0], ar[1], ai[1], ar[2], ai[2], ar[3], ai[3], ar[4], ai[4], ar[5], ai[5], ar[6], ai[6],
+                      ar[7], ai[7], y0r, y0i, y0r + sv, y0i + sv, y0r + 2 * sv, y0i + 2 * sv, y0r + 3 * sv, y0i + 3 * sv,
+                      y0r + 4 * sv, y0i + 4 * sv, y0r + 5 * sv, y0i + 5 * sv, y0r + 6 * sv, y0i + 6 * sv, y0r + 7 * sv,
+                      y0i + 7 * sv, w);
+        else if (p == 4)
+            FN(bfly4)(sv, ar[0], ai[0], ar[1], ai[1], ar[2], ai[2], ar[3], ai[3], y0r, y0i, y0r + sv, y0i + sv,
+                      y0r + 2 * sv, y0i + 2 * sv, y0r + 3 * sv, y0i + 3 * sv, w);
+        else if (p == 2) FN(bfly2)(sv, ar[0], ai[0], ar[1], ai[1], y0r, y0i, y0r + sv, y0i + sv, w[0], w[1]);
+        else FN(bflyp)(p, sv, n / p, tw, ar, ai, y0r, y0i, w);
+    }
+}
+
+/* The forward transforms of a split batch of nb (re, im), with (wr, wi) the other buffers (n nb each);
+ * returns true when the result lies in (wr, wi). */
+static bool FN(batch)(const lm_fft_plan *pl, int64_t nb, FT *re, FT *im, FT *wr, FT *wi) {
+    int64_t n = pl->n, len = n, s = 1;
+    FT *xr = re, *xi = im, *yr = wr, *yi = wi;
+    for (int f = 0; f < pl->nbf; f++) {
+        int p = pl->bfac[f];
+        FN(bpass)(p, len, s * nb, n, pl->tw, xr, xi, yr, yi);
+        len /= p;
+        s *= p;
+        FT *t = xr; xr = yr; yr = t;
+        t = xi; xi = yi; yi = t;
+    }
+    return xr != re;
+}
+
+/* ---- Four-step: a long transform of n = n1 n2 (n = n2 i1 + i2, k = k1 + n1 k2) as n2 transforms of
+ * length n1 down the columns of x seen as an n1 x n2 matrix, a twiddle W_n^(i2 k1), then n1 transforms of
+ * length n2 along the rows of the result, each step in split batches of LANES columns or rows (which fit
+ * the L2 cache), so the data streams through memory twice instead of once per pass. */
+typedef struct {
+    const lm_fft_plan *pl;
+    FT *x, *yr, *yi, *work;   /* yr, yi: the n1 x n2 intermediate; work: per thread */
+    int64_t per, kk;          /* kk: the twiddle W^(i2 k1) as W^(i2 kk a) W^(i2 c), k1 = kk a + c */
+} FN(four_ctx);
+
+static void FN(four_cols)(int t, int nt, void *vc) {
+    const FN(four_ctx) *c = vc;
+    const lm_fft_plan *pl = c->pl;
+    const FT *tw = pl->tw;
+    int64_t n = pl->n, n1 = pl->r1->n, n2 = pl->r2->n, L = FN_LANES, kk = c->kk, na = (n1 + kk - 1) / kk;
+    int64_t nblk = (n2 + L - 1) / L, lo = nblk * t / nt, hi = nblk * (t + 1) / nt;
+    FT *br = c->work + t * c->per, *bi = br + n1 * L, *wr = bi + n1 * L, *wi = wr + n1 * L;
+    FT *tar = wi + n1 * L, *tai = tar + na * L, *tcr = tai + na * L, *tci = tcr + kk * L;
+    for (int64_t blk = lo; blk < hi; blk++) {
+        int64_t c0 = blk * L, nb = n2 - c0 < L ? n2 - c0 : L;
+        for (int64_t i1 = 0; i1 < n1; i1++) {
+            const FT *restrict src = c->x + 2 * (n2 * i1 + c0);
+            FT *restrict dr = br + i1 * nb, *restrict di = bi + i1 * nb;
+            for (int64_t b = 0; b < nb; b++) { dr[b] = src[2 * b]; di[b] = src[2 * b + 1]; }
+        }
+        bool sw = FN(batch)(pl->r1, nb, br, bi, wr, wi);
+        const FT *rr = sw ? wr : br, *ri = sw ? wi : bi;
+        for (int64_t a = 0; a < na; a++)
+            for (int64_t b = 0; b < nb; b++) {
+                int64_t e = (c0 + b) * a * kk % n;
+                tar[a * L + b] = tw[2 * e];
+                tai[a * L + b] = tw[2 * e + 1];
+            }
+        for (int64_t cc = 0; cc < kk; cc++)
+            for (int64_t b = 0; b < nb; b++) {
+                int64_t e = (c0 + b) * cc;
+                tcr[cc * L + b] = tw[2 * e];
+                tci[cc * L + b] = tw[2 * e + 1];
+            }
+        for (int64_t k1 = 0; k1 < n1; k1++) {
+            const FT *restrict ar = tar + k1 / kk * L, *restrict ai = tai + k1 / kk * L;
+            const FT *restrict cr = tcr + k1 % kk * L, *restrict ci = tci + k1 % kk * L;
+            const FT *restrict vr = rr + k1 * nb, *restrict vi = ri + k1 * nb;
+            FT *restrict yr = c->yr + k1 * n2 + c0, *restrict yi = c->yi + k1 * n2 + c0;
+            for (int64_t b = 0; b < nb; b++) {
+                FT w_r = ar[b] * cr[b] - ai[b] * ci[b], w_i = ar[b] * ci[b] + ai[b] * cr[b];
+                FN(mul)(yr, yi, b, vr[b], vi[b], w_r, w_i);
+            }
+        }
+    }
+}
+
+static void FN(four_rows)(int t, int nt, void *vc) {
+    const FN(four_ctx) *c = vc;
+    const lm_fft_plan *pl = c->pl;
+    int64_t n1 = pl->r1->n, n2 = pl->r2->n, L = FN_LANES;
+    int64_t nblk = (n1 + L - 1) / L, lo = nblk * t / nt, hi = nblk * (t + 1) / nt;
+    FT *br = c->work + t * c->per, *bi = br + n2 * L, *wr = bi + n2 * L, *wi = wr + n2 * L;
+    for (int64_t blk = lo; blk < hi; blk++) {
+        int64_t k0 = blk * L, nb = n1 - k0 < L ? n1 - k0 : L;
+        const FT *yr = c->yr + k0 * n2, *yi = c->yi + k0 * n2;
+        for (int64_t i2 = 0; i2 < n2; i2++)
+            for (int64_t b = 0; b < nb; b++) {
+                br[i2 * nb + b] = yr[b * n2 + i2];
+                bi[i2 * nb + b] = yi[b * n2 + i2];
+            }
+        bool sw = FN(batch)(pl->r2, nb, br, bi, wr, wi);
+        const FT *rr = sw ? wr : br, *ri = sw ? wi : bi;
+        for (int64_t k2 = 0; k2 < n2; k2++) {
+            FT *restrict dst = c->x + 2 * (k0 + n1 * k2);
+            const FT *restrict vr = rr + k2 * nb, *restrict vi = ri + k2 * nb;
+            for (int64_t b = 0; b < nb; b++) { dst[2 * b] = vr[b]; dst[2 * b + 1] = vi[b]; }
+        }
+    }
+}
+
+/* x (n complex) through the four-step, scratch (n complex) holding the intermediate; without the memory
+ * for the threads' batches, the plain passes instead */
+static void FN(four)(const lm_fft_plan *pl, FT *x, FT *scratch, bool par) {
+    int64_t n1 = pl->r1->n, n2 = pl->r2->n, L = FN_LANES, kk = 1;
+    while (kk * kk < n1) kk++;
+    int64_t na = (n1 + kk - 1) / kk, nmax = n1 > n2 ? n1 : n2;
+    int nt = par ? lm_get_num_threads() : 1;
+    FN(four_ctx) c = {pl, x, scratch, scratch + pl->n, NULL, (4 * nmax * L + 2 * (na + kk) * L + 15) / 16 * 16, kk};
+    if (!(c.work = aligned_alloc(64, sizeof(FT) * (size_t)(c.per * nt)))) {
+        FN(stockham)(pl, x, scratch, par);
+        return;
+    }
+    lm_parallel_parts(nt, par, FN(four_cols), &c);
+    lm_parallel_parts(nt, par, FN(four_rows), &c);
+    free(c.work);
 }

@@ -22,6 +22,14 @@ int64_t lm_fft_scratch_len(const lm_fft_plan *p);
  * holding the GIL, on no worker thread), each pass splits over threads (lm_parallel_for). */
 void lm_fft_run(const lm_fft_plan *p, void *x, void *scratch, bool forward, bool par);
 
+/* Split batches: nb <= lm_fft_lanes(dbl) transforms at once, element k of transform b at re[k nb + b] and
+ * im[k nb + b] (vectorised across the transforms). For plans of lm_fft_batchable (neither Bluestein's nor
+ * the four-step's, n > 1). Forward and unnormalized; (wr, wi) are buffers of the same size; returns true
+ * when the result lies in them instead of (re, im). */
+int64_t lm_fft_lanes(bool dbl);
+bool lm_fft_batchable(const lm_fft_plan *p);
+bool lm_fft_run_batch(const lm_fft_plan *p, int64_t nb, void *re, void *im, void *wr, void *wi);
+
 /* Real transforms of even length n through a complex one of length n / 2: the plan of
  * lm_fft_plan_real(n, dbl), whose scratch is lm_fft_scratch_len's. r2c: buf holds n reals and
  * receives X_0..X_(n/2) (n/2 + 1 complex); c2r: the reverse (unnormalized, X_0's and X_(n/2)'s
