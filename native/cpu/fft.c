@@ -74,7 +74,7 @@ ROW_IO(float, f)
 ROW_IO(double, d)
 
 /* A group of nb complex rows (row b at rows[b], element k at rows[b][2 k st]) into a split batch and back.
- * The gather reads across the rows for each k; the scatter writes 16 elements of each row in turn:
+ * The gather reads across the rows for each k; the scatter writes 8 elements of each row in turn:
  * the faster order of each (the buffer side stays in cache either way). The inverse is conj(F conj x). */
 #define BATCH_IO(T, S)                                                                                  \
 static inline void bgather_##S(int64_t n, int64_t nb, int64_t st, const T *const *rows, bool conj,     \
@@ -89,19 +89,25 @@ static inline void bgather_##S(int64_t n, int64_t nb, int64_t st, const T *const
 static inline void bscatter_##S(int64_t n, int64_t nb, int64_t st, T *const *rows, bool conj, T scale, \
                                 const T *restrict re, const T *restrict im) {                         \
     T si = conj ? -scale : scale;                                                                     \
-    for (int64_t k0 = 0; k0 < n; k0 += 16) {                                                          \
-        int64_t k1 = k0 + 16 < n ? k0 + 16 : n;                                                       \
+    int64_t k0 = 0;                                                                                   \
+    for (; k0 + 8 <= n; k0 += 8)   /* a fixed 8: gcc keeps the 8 x nb tile in registers */            \
         for (int64_t b = 0; b < nb; b++) {                                                            \
-            T *restrict d = rows[b];                                                                  \
-            for (int64_t k = k0; k < k1; k++) {                                                       \
-                d[2 * k * st] = re[k * nb + b] * scale;                                               \
-                d[2 * k * st + 1] = im[k * nb + b] * si;                                              \
+            T *restrict d = rows[b] + 2 * k0 * st;                                                    \
+            const T *restrict r = re + k0 * nb + b, *restrict i = im + k0 * nb + b;                   \
+            for (int64_t k = 0; k < 8; k++) {                                                         \
+                d[2 * k * st] = r[k * nb] * scale;                                                    \
+                d[2 * k * st + 1] = i[k * nb] * si;                                                   \
             }                                                                                         \
         }                                                                                             \
-    }                                                                                                 \
+    for (int64_t b = 0; b < nb; b++)                                                                  \
+        for (int64_t k = k0; k < n; k++) {                                                            \
+            rows[b][2 * k * st] = re[k * nb + b] * scale;                                             \
+            rows[b][2 * k * st + 1] = im[k * nb + b] * si;                                            \
+        }                                                                                             \
 }                                                                                                     \
 static void batch_rows_##S(const pass *P, int64_t lo, int64_t hi, T *buf) {                           \
-    int64_t n = P->n, L = lm_fft_lanes(P->dbl), sst = P->sst[P->d], dst_st = P->dst_st[P->d];          \
+    int64_t n = P->n, sst = P->sst[P->d], dst_st = P->dst_st[P->d];                                   \
+    enum { L = 64 / sizeof(T) };   /* lm_fft_lanes, as a constant for the unrolled copies */          \
     T *re = buf, *im = re + n * L, *wr = im + n * L, *wi = wr + n * L;                                \
     const T *src[64];                                                                                 \
     T *dst[64];                                                                                       \

@@ -233,7 +233,7 @@ static inline void FN(mul)(FT *yr, FT *yi, int64_t q, FT ur, FT ui, FT wr, FT wi
     yi[q] = ur * wi + ui * wr;
 }
 
-static void FN(bfly2)(int64_t sv, const FT *restrict ar, const FT *restrict ai, const FT *restrict br,
+static inline void FN(bfly2)(int64_t sv, const FT *restrict ar, const FT *restrict ai, const FT *restrict br,
                       const FT *restrict bi, FT *restrict y0r, FT *restrict y0i, FT *restrict y1r, FT *restrict y1i,
                       FT wr, FT wi) {
     for (int64_t q = 0; q < sv; q++) {
@@ -244,7 +244,7 @@ static void FN(bfly2)(int64_t sv, const FT *restrict ar, const FT *restrict ai, 
     }
 }
 
-static void FN(bfly4)(int64_t sv, const FT *restrict a0r, const FT *restrict a0i, const FT *restrict a1r,
+static inline void FN(bfly4)(int64_t sv, const FT *restrict a0r, const FT *restrict a0i, const FT *restrict a1r,
                       const FT *restrict a1i, const FT *restrict a2r, const FT *restrict a2i, const FT *restrict a3r,
                       const FT *restrict a3i, FT *restrict y0r, FT *restrict y0i, FT *restrict y1r, FT *restrict y1i,
                       FT *restrict y2r, FT *restrict y2i, FT *restrict y3r, FT *restrict y3i, const FT *w) {
@@ -262,7 +262,7 @@ static void FN(bfly4)(int64_t sv, const FT *restrict a0r, const FT *restrict a0i
 
 /* radix 8: a radix-2 step (a_r +- a_r+4, the difference times W_8^r), then a 4-point DFT of each half,
  * the sums giving the even outputs and the differences the odd ones */
-static void FN(bfly8)(int64_t sv, const FT *restrict a0r, const FT *restrict a0i, const FT *restrict a1r,
+static inline void FN(bfly8)(int64_t sv, const FT *restrict a0r, const FT *restrict a0i, const FT *restrict a1r,
                       const FT *restrict a1i, const FT *restrict a2r, const FT *restrict a2i, const FT *restrict a3r,
                       const FT *restrict a3i, const FT *restrict a4r, const FT *restrict a4i, const FT *restrict a5r,
                       const FT *restrict a5i, const FT *restrict a6r, const FT *restrict a6i, const FT *restrict a7r,
@@ -317,8 +317,10 @@ static void FN(bflyp)(int p, int64_t sv, int64_t root, const FT *restrict tw, co
     }
 }
 
-/* One split pass of radix p over sub-length len (the batch folded into sv = s nb). */
-static void FN(bpass)(int p, int64_t len, int64_t sv, int64_t n, const FT *tw, const FT *xr, const FT *xi, FT *yr, FT *yi) {
+/* One split pass of radix p over sub-length len (the batch folded into sv = s nb): the butterflies of
+ * block j in turn. sv is often exactly a vector or two (the first passes): those get constant copies. */
+static inline void FN(bpass_sv)(int p, int64_t len, int64_t sv, int64_t n, const FT *tw, const FT *xr, const FT *xi,
+                                FT *yr, FT *yi) {
     int64_t m = len / p, step = n / len;
     const FT *ar[LM_FFT_MAX_RADIX], *ai[LM_FFT_MAX_RADIX];
     FT w[2 * LM_FFT_MAX_RADIX];
@@ -343,6 +345,12 @@ static void FN(bpass)(int p, int64_t len, int64_t sv, int64_t n, const FT *tw, c
         else if (p == 2) FN(bfly2)(sv, ar[0], ai[0], ar[1], ai[1], y0r, y0i, y0r + sv, y0i + sv, w[0], w[1]);
         else FN(bflyp)(p, sv, n / p, tw, ar, ai, y0r, y0i, w);
     }
+}
+
+static void FN(bpass)(int p, int64_t len, int64_t sv, int64_t n, const FT *tw, const FT *xr, const FT *xi, FT *yr, FT *yi) {
+    if (sv == FN_LANES) FN(bpass_sv)(p, len, FN_LANES, n, tw, xr, xi, yr, yi);
+    else if (sv == 2 * FN_LANES) FN(bpass_sv)(p, len, 2 * FN_LANES, n, tw, xr, xi, yr, yi);
+    else FN(bpass_sv)(p, len, sv, n, tw, xr, xi, yr, yi);
 }
 
 /* The forward transforms of a split batch of nb (re, im), with (wr, wi) the other buffers (n nb each);
