@@ -379,69 +379,93 @@ typedef struct {
     int64_t per, kk;          /* kk: the twiddle W^(i2 k1) as W^(i2 kk a) W^(i2 c), k1 = kk a + c */
 } FN(four_ctx);
 
-static void FN(four_cols)(int t, int nt, void *vc) {
-    const FN(four_ctx) *c = vc;
+/* the four-step's copies, each inner loop with restrict parameters (gcc 12 vectorises these where it
+ * leaves the same loops scalar with restrict locals) */
+static inline void FN(deint)(int64_t nb, const FT *restrict src, FT *restrict dr, FT *restrict di) {
+    for (int64_t b = 0; b < nb; b++) { dr[b] = src[2 * b]; di[b] = src[2 * b + 1]; }
+}
+
+static inline void FN(inter)(int64_t nb, const FT *restrict vr, const FT *restrict vi, FT *restrict dst) {
+    for (int64_t b = 0; b < nb; b++) { dst[2 * b] = vr[b]; dst[2 * b + 1] = vi[b]; }
+}
+
+/* y = v a c: a and c the two halves of the twiddle */
+static inline void FN(twmul)(int64_t nb, const FT *restrict ar, const FT *restrict ai, const FT *restrict cr,
+                             const FT *restrict ci, const FT *restrict vr, const FT *restrict vi, FT *restrict yr,
+                             FT *restrict yi) {
+    for (int64_t b = 0; b < nb; b++) {
+        FT w_r = ar[b] * cr[b] - ai[b] * ci[b], w_i = ar[b] * ci[b] + ai[b] * cr[b];
+        FN(mul)(yr, yi, b, vr[b], vi[b], w_r, w_i);
+    }
+}
+
+/* nb rows of n (row b at src + b ld) into a batch: dst[k nb + b] */
+static inline void FN(tin)(int64_t n, int64_t nb, const FT *restrict src, int64_t ld, FT *restrict dst) {
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t b = 0; b < nb; b++) dst[k * nb + b] = src[b * ld + k];
+}
+
+/* one block of nb columns from c0: gathered, transformed, times the twiddles, into the intermediate
+ * (inline, so that nb = LANES, the usual case, is a constant: the copies vectorise without gathers) */
+static inline void FN(four_col_block)(const FN(four_ctx) *c, int64_t c0, int64_t nb, FT *br, FT *bi, FT *wr, FT *wi,
+                                      FT *tar, FT *tai, FT *tcr, FT *tci) {
     const lm_fft_plan *pl = c->pl;
     const FT *tw = pl->tw;
     int64_t n = pl->n, n1 = pl->r1->n, n2 = pl->r2->n, L = FN_LANES, kk = c->kk, na = (n1 + kk - 1) / kk;
+    for (int64_t i1 = 0; i1 < n1; i1++) FN(deint)(nb, c->x + 2 * (n2 * i1 + c0), br + i1 * nb, bi + i1 * nb);
+    bool sw = FN(batch)(pl->r1, nb, br, bi, wr, wi);
+    const FT *rr = sw ? wr : br, *ri = sw ? wi : bi;
+    for (int64_t a = 0; a < na; a++)
+        for (int64_t b = 0; b < nb; b++) {
+            int64_t e = (c0 + b) * a * kk % n;
+            tar[a * L + b] = tw[2 * e];
+            tai[a * L + b] = tw[2 * e + 1];
+        }
+    for (int64_t cc = 0; cc < kk; cc++)
+        for (int64_t b = 0; b < nb; b++) {
+            int64_t e = (c0 + b) * cc;
+            tcr[cc * L + b] = tw[2 * e];
+            tci[cc * L + b] = tw[2 * e + 1];
+        }
+    for (int64_t k1 = 0; k1 < n1; k1++) {
+        int64_t a = k1 / kk * L, cc = k1 % kk * L;
+        FN(twmul)(nb, tar + a, tai + a, tcr + cc, tci + cc, rr + k1 * nb, ri + k1 * nb, c->yr + k1 * n2 + c0,
+                  c->yi + k1 * n2 + c0);
+    }
+}
+
+static void FN(four_cols)(int t, int nt, void *vc) {
+    const FN(four_ctx) *c = vc;
+    int64_t n1 = c->pl->r1->n, n2 = c->pl->r2->n, L = FN_LANES, kk = c->kk, na = (n1 + kk - 1) / kk;
     int64_t nblk = (n2 + L - 1) / L, lo = nblk * t / nt, hi = nblk * (t + 1) / nt;
     FT *br = c->work + t * c->per, *bi = br + n1 * L, *wr = bi + n1 * L, *wi = wr + n1 * L;
     FT *tar = wi + n1 * L, *tai = tar + na * L, *tcr = tai + na * L, *tci = tcr + kk * L;
     for (int64_t blk = lo; blk < hi; blk++) {
-        int64_t c0 = blk * L, nb = n2 - c0 < L ? n2 - c0 : L;
-        for (int64_t i1 = 0; i1 < n1; i1++) {
-            const FT *restrict src = c->x + 2 * (n2 * i1 + c0);
-            FT *restrict dr = br + i1 * nb, *restrict di = bi + i1 * nb;
-            for (int64_t b = 0; b < nb; b++) { dr[b] = src[2 * b]; di[b] = src[2 * b + 1]; }
-        }
-        bool sw = FN(batch)(pl->r1, nb, br, bi, wr, wi);
-        const FT *rr = sw ? wr : br, *ri = sw ? wi : bi;
-        for (int64_t a = 0; a < na; a++)
-            for (int64_t b = 0; b < nb; b++) {
-                int64_t e = (c0 + b) * a * kk % n;
-                tar[a * L + b] = tw[2 * e];
-                tai[a * L + b] = tw[2 * e + 1];
-            }
-        for (int64_t cc = 0; cc < kk; cc++)
-            for (int64_t b = 0; b < nb; b++) {
-                int64_t e = (c0 + b) * cc;
-                tcr[cc * L + b] = tw[2 * e];
-                tci[cc * L + b] = tw[2 * e + 1];
-            }
-        for (int64_t k1 = 0; k1 < n1; k1++) {
-            const FT *restrict ar = tar + k1 / kk * L, *restrict ai = tai + k1 / kk * L;
-            const FT *restrict cr = tcr + k1 % kk * L, *restrict ci = tci + k1 % kk * L;
-            const FT *restrict vr = rr + k1 * nb, *restrict vi = ri + k1 * nb;
-            FT *restrict yr = c->yr + k1 * n2 + c0, *restrict yi = c->yi + k1 * n2 + c0;
-            for (int64_t b = 0; b < nb; b++) {
-                FT w_r = ar[b] * cr[b] - ai[b] * ci[b], w_i = ar[b] * ci[b] + ai[b] * cr[b];
-                FN(mul)(yr, yi, b, vr[b], vi[b], w_r, w_i);
-            }
-        }
+        int64_t c0 = blk * L;
+        if (n2 - c0 >= L) FN(four_col_block)(c, c0, FN_LANES, br, bi, wr, wi, tar, tai, tcr, tci);
+        else FN(four_col_block)(c, c0, n2 - c0, br, bi, wr, wi, tar, tai, tcr, tci);
     }
+}
+
+/* one block of nb rows from k0: gathered across the rows, transformed, into x in its final order */
+static inline void FN(four_row_block)(const FN(four_ctx) *c, int64_t k0, int64_t nb, FT *br, FT *bi, FT *wr, FT *wi) {
+    int64_t n1 = c->pl->r1->n, n2 = c->pl->r2->n;
+    FN(tin)(n2, nb, c->yr + k0 * n2, n2, br);
+    FN(tin)(n2, nb, c->yi + k0 * n2, n2, bi);
+    bool sw = FN(batch)(c->pl->r2, nb, br, bi, wr, wi);
+    const FT *rr = sw ? wr : br, *ri = sw ? wi : bi;
+    for (int64_t k2 = 0; k2 < n2; k2++) FN(inter)(nb, rr + k2 * nb, ri + k2 * nb, c->x + 2 * (k0 + n1 * k2));
 }
 
 static void FN(four_rows)(int t, int nt, void *vc) {
     const FN(four_ctx) *c = vc;
-    const lm_fft_plan *pl = c->pl;
-    int64_t n1 = pl->r1->n, n2 = pl->r2->n, L = FN_LANES;
+    int64_t n1 = c->pl->r1->n, n2 = c->pl->r2->n, L = FN_LANES;
     int64_t nblk = (n1 + L - 1) / L, lo = nblk * t / nt, hi = nblk * (t + 1) / nt;
     FT *br = c->work + t * c->per, *bi = br + n2 * L, *wr = bi + n2 * L, *wi = wr + n2 * L;
     for (int64_t blk = lo; blk < hi; blk++) {
-        int64_t k0 = blk * L, nb = n1 - k0 < L ? n1 - k0 : L;
-        const FT *yr = c->yr + k0 * n2, *yi = c->yi + k0 * n2;
-        for (int64_t i2 = 0; i2 < n2; i2++)
-            for (int64_t b = 0; b < nb; b++) {
-                br[i2 * nb + b] = yr[b * n2 + i2];
-                bi[i2 * nb + b] = yi[b * n2 + i2];
-            }
-        bool sw = FN(batch)(pl->r2, nb, br, bi, wr, wi);
-        const FT *rr = sw ? wr : br, *ri = sw ? wi : bi;
-        for (int64_t k2 = 0; k2 < n2; k2++) {
-            FT *restrict dst = c->x + 2 * (k0 + n1 * k2);
-            const FT *restrict vr = rr + k2 * nb, *restrict vi = ri + k2 * nb;
-            for (int64_t b = 0; b < nb; b++) { dst[2 * b] = vr[b]; dst[2 * b + 1] = vi[b]; }
-        }
+        int64_t k0 = blk * L;
+        if (n1 - k0 >= L) FN(four_row_block)(c, k0, FN_LANES, br, bi, wr, wi);
+        else FN(four_row_block)(c, k0, n1 - k0, br, bi, wr, wi);
     }
 }
 
