@@ -375,7 +375,9 @@ static bool FN(batch)(const lm_fft_plan *pl, int64_t nb, FT *re, FT *im, FT *wr,
  * the L2 cache), so the data streams through memory twice instead of once per pass. */
 typedef struct {
     const lm_fft_plan *pl;
-    FT *x, *yr, *yi, *work;   /* yr, yi: the n1 x n2 intermediate; work: per thread */
+    FT *x, *yr, *yi, *work;   /* yr, yi: the intermediate by column blocks (n1 x nb each), whose rows a
+                                 block of step 1 writes in one stream (rows of n2 apart would all fall
+                                 in a few cache sets); work: per thread */
     int64_t per, kk;          /* kk: the twiddle W^(i2 k1) as W^(i2 kk a) W^(i2 c), k1 = kk a + c */
 } FN(four_ctx);
 
@@ -429,8 +431,8 @@ static inline void FN(four_col_block)(const FN(four_ctx) *c, int64_t c0, int64_t
         }
     for (int64_t k1 = 0; k1 < n1; k1++) {
         int64_t a = k1 / kk * L, cc = k1 % kk * L;
-        FN(twmul)(nb, tar + a, tai + a, tcr + cc, tci + cc, rr + k1 * nb, ri + k1 * nb, c->yr + k1 * n2 + c0,
-                  c->yi + k1 * n2 + c0);
+        FN(twmul)(nb, tar + a, tai + a, tcr + cc, tci + cc, rr + k1 * nb, ri + k1 * nb, c->yr + c0 * n1 + k1 * nb,
+                  c->yi + c0 * n1 + k1 * nb);
     }
 }
 
@@ -450,8 +452,17 @@ static void FN(four_cols)(int t, int nt, void *vc) {
 /* one block of nb rows from k0: gathered across the rows, transformed, into x in its final order */
 static inline void FN(four_row_block)(const FN(four_ctx) *c, int64_t k0, int64_t nb, FT *br, FT *bi, FT *wr, FT *wi) {
     int64_t n1 = c->pl->r1->n, n2 = c->pl->r2->n;
-    FN(tin)(n2, nb, c->yr + k0 * n2, n2, br);
-    FN(tin)(n2, nb, c->yi + k0 * n2, n2, bi);
+    for (int64_t c0 = 0; c0 < n2; c0 += FN_LANES) {   /* the 16 x 16 tiles of the column blocks */
+        int64_t o = c0 * n1 + k0 * FN_LANES;
+        if (n2 - c0 >= FN_LANES) {
+            FN(tin)(FN_LANES, nb, c->yr + o, FN_LANES, br + c0 * nb);
+            FN(tin)(FN_LANES, nb, c->yi + o, FN_LANES, bi + c0 * nb);
+        } else {
+            int64_t nc = n2 - c0;
+            FN(tin)(nc, nb, c->yr + c0 * n1 + k0 * nc, nc, br + c0 * nb);
+            FN(tin)(nc, nb, c->yi + c0 * n1 + k0 * nc, nc, bi + c0 * nb);
+        }
+    }
     bool sw = FN(batch)(c->pl->r2, nb, br, bi, wr, wi);
     const FT *rr = sw ? wr : br, *ri = sw ? wi : bi;
     for (int64_t k2 = 0; k2 < n2; k2++) FN(inter)(nb, rr + k2 * nb, ri + k2 * nb, c->x + 2 * (k0 + n1 * k2));
