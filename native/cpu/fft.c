@@ -147,9 +147,13 @@ static void pass_part(int t, int nt, void *ctx) {
     if (!buf) { P->failed = 1; return; }
     char *scratch = buf + item * 2 * (size_t)(P->n + 1);
     size_t src_item = item * (P->mode == R2C ? 1 : 2), dst_item = item * (P->mode == C2R ? 1 : 2);
+    bool direct = P->mode == C2C && P->sst[P->d] == 1 && P->dst_st[P->d] == 1;   /* a four-step needs no copies */
     for (int64_t r = lo; r < hi; r++) {
         int64_t so, o;
         row_offsets(P, r, &so, &o);
+        if (direct && lm_fft_run_direct(P->plan, P->src + so * (int64_t)src_item, P->dst + o * (int64_t)dst_item,
+                                        scratch, P->forward, P->scale, P->par))
+            continue;
         if (P->dbl) gather_d(P, (const double *)(P->src + so * (int64_t)src_item), (double *)buf);
         else gather_f(P, (const float *)(P->src + so * (int64_t)src_item), (float *)buf);
         if (P->packed && P->mode == R2C) lm_fft_run_r2c(P->plan, buf, scratch, P->par);

@@ -375,20 +375,22 @@ static bool FN(batch)(const lm_fft_plan *pl, int64_t nb, FT *re, FT *im, FT *wr,
  * the L2 cache), so the data streams through memory twice instead of once per pass. */
 typedef struct {
     const lm_fft_plan *pl;
-    FT *x, *yr, *yi, *work;   /* yr, yi: the intermediate by column blocks (n1 x nb each), whose rows a
+    const FT *in;             /* read by step 1 (conjugated for an inverse); out: written by step 2 */
+    FT *out, *yr, *yi, *work; /* yr, yi: the intermediate by column blocks (n1 x nb each), whose rows a
                                  block of step 1 writes in one stream (rows of n2 apart would all fall
                                  in a few cache sets); work: per thread */
+    FT sr, si;                /* the output's scale (si: negated for an inverse) */
     int64_t per, kk;          /* kk: the twiddle W^(i2 k1) as W^(i2 kk a) W^(i2 c), k1 = kk a + c */
 } FN(four_ctx);
 
 /* the four-step's copies, each inner loop with restrict parameters (gcc 12 vectorises these where it
  * leaves the same loops scalar with restrict locals) */
-static inline void FN(deint)(int64_t nb, const FT *restrict src, FT *restrict dr, FT *restrict di) {
-    for (int64_t b = 0; b < nb; b++) { dr[b] = src[2 * b]; di[b] = src[2 * b + 1]; }
+static inline void FN(deint)(int64_t nb, const FT *restrict src, FT *restrict dr, FT *restrict di, FT si) {
+    for (int64_t b = 0; b < nb; b++) { dr[b] = src[2 * b]; di[b] = si * src[2 * b + 1]; }
 }
 
-static inline void FN(inter)(int64_t nb, const FT *restrict vr, const FT *restrict vi, FT *restrict dst) {
-    for (int64_t b = 0; b < nb; b++) { dst[2 * b] = vr[b]; dst[2 * b + 1] = vi[b]; }
+static inline void FN(inter)(int64_t nb, const FT *restrict vr, const FT *restrict vi, FT *restrict dst, FT sr, FT si) {
+    for (int64_t b = 0; b < nb; b++) { dst[2 * b] = sr * vr[b]; dst[2 * b + 1] = si * vi[b]; }
 }
 
 /* y = v a c: a and c the two halves of the twiddle */
@@ -414,7 +416,8 @@ static inline void FN(four_col_block)(const FN(four_ctx) *c, int64_t c0, int64_t
     const lm_fft_plan *pl = c->pl;
     const FT *tw = pl->tw;
     int64_t n = pl->n, n1 = pl->r1->n, n2 = pl->r2->n, L = FN_LANES, kk = c->kk, na = (n1 + kk - 1) / kk;
-    for (int64_t i1 = 0; i1 < n1; i1++) FN(deint)(nb, c->x + 2 * (n2 * i1 + c0), br + i1 * nb, bi + i1 * nb);
+    FT sg = c->si < 0 ? -1 : 1;
+    for (int64_t i1 = 0; i1 < n1; i1++) FN(deint)(nb, c->in + 2 * (n2 * i1 + c0), br + i1 * nb, bi + i1 * nb, sg);
     bool sw = FN(batch)(pl->r1, nb, br, bi, wr, wi);
     const FT *rr = sw ? wr : br, *ri = sw ? wi : bi;
     for (int64_t a = 0; a < na; a++)
@@ -465,7 +468,7 @@ static inline void FN(four_row_block)(const FN(four_ctx) *c, int64_t k0, int64_t
     }
     bool sw = FN(batch)(c->pl->r2, nb, br, bi, wr, wi);
     const FT *rr = sw ? wr : br, *ri = sw ? wi : bi;
-    for (int64_t k2 = 0; k2 < n2; k2++) FN(inter)(nb, rr + k2 * nb, ri + k2 * nb, c->x + 2 * (k0 + n1 * k2));
+    for (int64_t k2 = 0; k2 < n2; k2++) FN(inter)(nb, rr + k2 * nb, ri + k2 * nb, c->out + 2 * (k0 + n1 * k2), c->sr, c->si);
 }
 
 static void FN(four_rows)(int t, int nt, void *vc) {
@@ -480,19 +483,23 @@ static void FN(four_rows)(int t, int nt, void *vc) {
     }
 }
 
-/* x (n complex) through the four-step, scratch (n complex) holding the intermediate; without the memory
- * for the threads' batches, the plain passes instead */
-static void FN(four)(const lm_fft_plan *pl, FT *x, FT *scratch, bool par) {
+/* in (n complex) through the four-step into out (which may be in), scratch (n complex) holding the
+ * intermediate, the output scaled (conj: the inverse, as conj(F conj(in))); false without the memory for
+ * the threads' batches */
+static bool FN(four_to)(const lm_fft_plan *pl, const FT *in, FT *out, FT *scratch, bool par, bool conj, FT scale) {
     int64_t n1 = pl->r1->n, n2 = pl->r2->n, L = FN_LANES, kk = 1;
     while (kk * kk < n1) kk++;
     int64_t na = (n1 + kk - 1) / kk, nmax = n1 > n2 ? n1 : n2;
     int nt = par ? lm_get_num_threads() : 1;
-    FN(four_ctx) c = {pl, x, scratch, scratch + pl->n, NULL, (4 * nmax * L + 2 * (na + kk) * L + 15) / 16 * 16, kk};
-    if (!(c.work = aligned_alloc(64, sizeof(FT) * (size_t)(c.per * nt)))) {
-        FN(stockham)(pl, x, scratch, par);
-        return;
-    }
+    FN(four_ctx) c = {pl, in, out, scratch, scratch + pl->n, NULL, scale, conj ? -scale : scale,
+                      (4 * nmax * L + 2 * (na + kk) * L + 15) / 16 * 16, kk};
+    if (!(c.work = aligned_alloc(64, sizeof(FT) * (size_t)(c.per * nt)))) return false;
     lm_parallel_parts(nt, par, FN(four_cols), &c);
     lm_parallel_parts(nt, par, FN(four_rows), &c);
     free(c.work);
+    return true;
+}
+
+static void FN(four)(const lm_fft_plan *pl, FT *x, FT *scratch, bool par) {
+    if (!FN(four_to)(pl, x, x, scratch, par, false, 1)) FN(stockham)(pl, x, scratch, par);
 }

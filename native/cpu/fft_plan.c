@@ -199,6 +199,12 @@ int64_t lm_fft_lanes(bool dbl) { return dbl ? 64 / (int64_t)sizeof(double) : 64 
 
 bool lm_fft_batchable(const lm_fft_plan *p) { return !p->sub && !p->r1 && p->n > 1; }
 
+bool lm_fft_run_direct(const lm_fft_plan *p, const void *in, void *out, void *scratch, bool forward, double scale,
+                       bool par) {
+    if (!p->r1) return false;
+    return p->dbl ? four_to_d(p, in, out, scratch, par, !forward, scale) : four_to_f(p, in, out, scratch, par, !forward, (float)scale);
+}
+
 bool lm_fft_run_batch(const lm_fft_plan *p, int64_t nb, void *re, void *im, void *wr, void *wi) {
     return p->dbl ? batch_d(p, nb, re, im, wr, wi) : batch_f(p, nb, re, im, wr, wi);
 }

@@ -22,6 +22,12 @@ int64_t lm_fft_scratch_len(const lm_fft_plan *p);
  * holding the GIL, on no worker thread), each pass splits over threads (lm_parallel_for). */
 void lm_fft_run(const lm_fft_plan *p, void *x, void *scratch, bool forward, bool par);
 
+/* A four-step plan's transform from in to out (contiguous complex; out may be in), the result times
+ * scale, with scratch of lm_fft_scratch_len: no copies on the way. False (nothing done) for other plans
+ * or without memory. */
+bool lm_fft_run_direct(const lm_fft_plan *p, const void *in, void *out, void *scratch, bool forward, double scale,
+                       bool par);
+
 /* Split batches: nb <= lm_fft_lanes(dbl) transforms at once, element k of transform b at re[k nb + b] and
  * im[k nb + b] (vectorised across the transforms). For plans of lm_fft_batchable (neither Bluestein's nor
  * the four-step's, n > 1). Forward and unnormalized; (wr, wi) are buffers of the same size; returns true
