@@ -114,6 +114,17 @@ def test_split_batches_and_four_step_are_accurate(shape, dim, dtype):
     assert rel_err(loom.fft.ifft(loom.from_numpy(x), dim=dim, norm="ortho").numpy(), want_inv) < tol
 
 
+@pytest.mark.parametrize("shape", [(40, 1024), (17, 96), (33, 8), (5, 2310), (3, 4), (16, 6)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_split_batches_of_real_rows_are_accurate(shape, dtype):
+    x = rdata(shape, dtype, seed=10)
+    tol = 2e-6 if dtype == np.float32 else 1e-13
+    for norm in ("backward", "ortho"):
+        want = np.fft.rfft(x.astype(np.float64), norm=norm)
+        assert rel_err(loom.fft.rfft(loom.from_numpy(x), norm=norm).numpy(), want) < tol
+    assert rel_err(loom.fft.rfft(loom.from_numpy(x.T.copy()), dim=0).numpy(), np.fft.rfft(x.T, axis=0)) < tol
+
+
 def test_split_batches_read_and_write_strides():
     x = cdata((1024, 40), seed=6)
     lx = loom.from_numpy(x)

@@ -117,14 +117,17 @@ static void batch_rows_##S(const pass *P, int64_t lo, int64_t hi, T *buf) {     
         for (int64_t b = 0; b < nb; b++) {                                                            \
             int64_t so, o;                                                                            \
             row_offsets(P, r0 + b, &so, &o);                                                          \
-            src[b] = (const T *)P->src + 2 * so;                                                      \
+            src[b] = (const T *)P->src + (P->mode == R2C ? 1 : 2) * so;                               \
             dst[b] = (T *)P->dst + 2 * o;                                                             \
         }                                                                                             \
-        if (nb == L && sst == 1) bgather_##S(n, L, 1, src, conj, re, im);   /* constants: unrolled */ \
-        else bgather_##S(n, nb, sst, src, conj, re, im);                                              \
-        bool sw = lm_fft_run_batch(P->plan, nb, re, im, wr, wi);                                      \
-        if (nb == L && dst_st == 1) bscatter_##S(n, L, 1, dst, conj, (T)P->scale, sw ? wr : re, sw ? wi : im); \
-        else bscatter_##S(n, nb, dst_st, dst, conj, (T)P->scale, sw ? wr : re, sw ? wi : im);          \
+        /* r2c: the reals as pairs (z_j = x_2j + i x_2j+1; sst is 1 there), X_0..X_n/2 out */       \
+        int64_t gn = P->mode == R2C ? n / 2 : n, sn = P->mode == R2C ? n / 2 + 1 : n;                \
+        if (nb == L && sst == 1) bgather_##S(gn, L, 1, src, conj, re, im);   /* constants: unrolled */ \
+        else bgather_##S(gn, nb, sst, src, conj, re, im);                                             \
+        bool sw = P->mode == R2C ? lm_fft_run_batch_r2c(P->plan, nb, re, im, wr, wi)                  \
+                                 : lm_fft_run_batch(P->plan, nb, re, im, wr, wi);                     \
+        if (nb == L && dst_st == 1) bscatter_##S(sn, L, 1, dst, conj, (T)P->scale, sw ? wr : re, sw ? wi : im); \
+        else bscatter_##S(sn, nb, dst_st, dst, conj, (T)P->scale, sw ? wr : re, sw ? wi : im);         \
     }                                                                                                 \
 }
 BATCH_IO(float, f)
@@ -188,7 +191,8 @@ static int run_pass(lm_tensor *src, lm_tensor *dst, int d, int64_t n, int mode, 
     if (P.rows == 0) return 0;
     P.packed = mode != C2C && n % 2 == 0;
     if (!(P.plan = P.packed ? lm_fft_plan_real(n, P.dbl) : lm_fft_plan_get(n, P.dbl))) return -1;
-    P.batch = mode == C2C && P.rows > 1 && lm_fft_batchable(P.plan);
+    P.batch = P.rows > 1 && lm_fft_batchable(P.plan) &&
+              (mode == C2C || (mode == R2C && P.packed && P.sst[d] == 1 && P.dst_len == n / 2 + 1));
     int64_t work = P.rows * n * 8;
     int nt = lm_should_parallelize(work) && P.rows > 1 ? lm_get_num_threads() : 1;
     if (P.rows == 1) {   /* one long transform: its passes split (the GIL still held, for their threads to let go) */

@@ -503,3 +503,37 @@ static bool FN(four_to)(const lm_fft_plan *pl, const FT *in, FT *out, FT *scratc
 static void FN(four)(const lm_fft_plan *pl, FT *x, FT *scratch, bool par) {
     if (!FN(four_to)(pl, x, x, scratch, par, false, 1)) FN(stockham)(pl, x, scratch, par);
 }
+
+/* The r2c of a split batch: nb real rows of length 2h paired as z_j = x_2j + i x_2j+1 in (re, im), h the
+ * plan's length; X_0..X_h of each row into the pair the transform left free. Returns true when they lie
+ * in (wr, wi). The butterflies of r2c above, across the rows. */
+static inline void FN(r2c_split)(int64_t h, int64_t nb, const FT *restrict w, const FT *restrict zr,
+                                 const FT *restrict zi, FT *restrict xr, FT *restrict xi) {
+    for (int64_t b = 0; b < nb; b++) {
+        xr[b] = zr[b] + zi[b];
+        xi[b] = 0;
+        xr[h * nb + b] = zr[b] - zi[b];
+        xi[h * nb + b] = 0;
+    }
+    for (int64_t k = 1; 2 * k <= h; k++) {
+        int64_t kk = h - k;
+        FT wkr = w[2 * k], wki = w[2 * k + 1], wjr = w[2 * kk], wji = w[2 * kk + 1];
+        const FT *ar = zr + k * nb, *ai = zi + k * nb, *br = zr + kk * nb, *bi = zi + kk * nb;
+        FT *x0r = xr + k * nb, *x0i = xi + k * nb, *x1r = xr + kk * nb, *x1i = xi + kk * nb;
+        for (int64_t b = 0; b < nb; b++) {
+            FT er = (ar[b] + br[b]) / 2, ei = (ai[b] - bi[b]) / 2, or_ = (ai[b] + bi[b]) / 2, oi = -(ar[b] - br[b]) / 2;
+            x0r[b] = er + wkr * or_ - wki * oi;
+            x0i[b] = ei + wkr * oi + wki * or_;
+            FT fr = (br[b] + ar[b]) / 2, fi = (bi[b] - ai[b]) / 2, gr = (bi[b] + ai[b]) / 2, gi = -(br[b] - ar[b]) / 2;
+            x1r[b] = fr + wjr * gr - wji * gi;
+            x1i[b] = fi + wjr * gi + wji * gr;
+        }
+    }
+}
+
+static bool FN(batch_r2c)(const lm_fft_plan *pl, int64_t nb, FT *re, FT *im, FT *wr, FT *wi) {
+    bool sw = FN(batch)(pl, nb, re, im, wr, wi);
+    if (sw) FN(r2c_split)(pl->n, nb, pl->rtw, wr, wi, re, im);
+    else FN(r2c_split)(pl->n, nb, pl->rtw, re, im, wr, wi);
+    return !sw;
+}

@@ -205,6 +205,10 @@ bool lm_fft_run_direct(const lm_fft_plan *p, const void *in, void *out, void *sc
     return p->dbl ? four_to_d(p, in, out, scratch, par, !forward, scale) : four_to_f(p, in, out, scratch, par, !forward, (float)scale);
 }
 
+bool lm_fft_run_batch_r2c(const lm_fft_plan *p, int64_t nb, void *re, void *im, void *wr, void *wi) {
+    return p->dbl ? batch_r2c_d(p, nb, re, im, wr, wi) : batch_r2c_f(p, nb, re, im, wr, wi);
+}
+
 bool lm_fft_run_batch(const lm_fft_plan *p, int64_t nb, void *re, void *im, void *wr, void *wi) {
     return p->dbl ? batch_d(p, nb, re, im, wr, wi) : batch_f(p, nb, re, im, wr, wi);
 }
