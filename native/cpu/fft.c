@@ -2,7 +2,9 @@
  * (real to complex: the last of dims onesided or full, then complex over the rest) and
  * _fft_c2r (complex to real: complex over all but the last of dims, then the Hermitian
  * inverse along it). Each dim is one pass over rows: a row is gathered into a
- * contiguous buffer, transformed (fft_plan.c), and scattered to the result. */
+ * contiguous buffer, transformed (fft_plan.c), and scattered to the result; many rows go
+ * 16 (float) or 8 (double) at a time into split batches, transformed side by side; one
+ * long row of a four-step plan is transformed from the source into the result directly. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,7 @@ typedef struct {
     int mode;
     bool forward, dbl, packed;   /* packed: a real transform of even length through one of half the length */
     bool par;                    /* one row: its passes split over threads instead */
-    bool batch;                  /* complex rows in split batches (lm_fft_run_batch) */
+    bool batch;                  /* rows in split batches (lm_fft_run_batch; real rows of an r2c paired) */
     double scale;
     const char *src;
     char *dst;

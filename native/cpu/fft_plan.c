@@ -1,6 +1,8 @@
 /* FFT plans: a length's factors and twiddles (and, for lengths with a prime factor
  * above LM_FFT_MAX_RADIX, Bluestein's chirp and filter over a power-of-two plan),
- * cached per length and precision. The passes are fft_passes.h, stamped per precision. */
+ * cached per length and precision. The passes are fft_passes.h, stamped per precision: interleaved
+ * Stockham passes for one transform, split batches (re and im apart, transforms side by side) for
+ * rows and for the four-step's columns and rows. */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* One-dimensional complex FFTs of any length (fft_plan.c): mixed-radix Stockham
  * passes for lengths whose prime factors are at most 13, Bluestein's chirp-z
- * for the rest. A plan holds a length's twiddles in float or double; plans are
+ * for the rest; from 2^14 points a four-step (about sqrt(n) x sqrt(n), each step in
+ * split batches). A plan holds a length's twiddles in float or double; plans are
  * cached (and shared between threads) per length and precision. */
 #ifndef LOOM_FFT_PLAN_H
 #define LOOM_FFT_PLAN_H
