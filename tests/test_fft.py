@@ -97,10 +97,11 @@ def rel_err(got, want):
 
 # The split batches (rows of complex transforms vectorised across rows: radices 8, 4, 2 and any to 13; a
 # partial batch when the rows are not a multiple of the lanes) and the four-step (single transforms from
-# 2^14, and Bluestein's power-of-two sub-transform), in both precisions, against numpy.fft in float64.
+# 256 points, rows from 2^14, and Bluestein's power-of-two sub-transform), in both precisions, against
+# numpy.fft in float64.
 SPLIT_CASES = [((40, 1024), -1), ((17, 96), -1), ((33, 8), -1), ((5, 3 * 5 * 7 * 11 * 13), -1), ((16, 64), -1),
                ((1, 2 ** 14), -1), ((2, 2 ** 15), -1), ((1, 19683), -1), ((1, 25200), -1), ((1, 10007), -1),
-               ((64, 3, 24), 0), ((24, 20, 3), 1)]
+               ((64, 3, 24), 0), ((24, 20, 3), 1), ((256,), 0), ((1000,), 0), ((12000,), 0), ((4096,), 0)]
 
 
 @pytest.mark.parametrize("shape,dim", SPLIT_CASES)

@@ -13,7 +13,8 @@
 
 #define LM_FFT_MAX_RADIX 13
 #define LM_FFT_CACHE 16
-#define LM_FFT_FOUR_MIN (1 << 14)   /* from here a single transform goes four-step: its passes leave L1 */
+#define LM_FFT_FOUR_MIN 256          /* from here a single transform goes four-step (n1 >= 16: whole batches) */
+#define LM_FFT_BATCH_MAX (1 << 14)   /* below it rows go in split batches (16 rows of it fill half the L2) */
 
 struct lm_fft_plan {
     int64_t n;
@@ -199,7 +200,7 @@ int64_t lm_fft_scratch_len(const lm_fft_plan *p) { return p->sub ? 2 * p->m : p-
 
 int64_t lm_fft_lanes(bool dbl) { return dbl ? 64 / (int64_t)sizeof(double) : 64 / (int64_t)sizeof(float); }
 
-bool lm_fft_batchable(const lm_fft_plan *p) { return !p->sub && !p->r1 && p->n > 1; }
+bool lm_fft_batchable(const lm_fft_plan *p) { return !p->sub && p->n > 1 && p->n < LM_FFT_BATCH_MAX; }
 
 bool lm_fft_run_direct(const lm_fft_plan *p, const void *in, void *out, void *scratch, bool forward, double scale,
                        bool par) {

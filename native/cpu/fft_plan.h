@@ -1,7 +1,7 @@
 /* One-dimensional complex FFTs of any length (fft_plan.c): mixed-radix Stockham
  * passes for lengths whose prime factors are at most 13, Bluestein's chirp-z
- * for the rest; from 2^14 points a four-step (about sqrt(n) x sqrt(n), each step in
- * split batches). A plan holds a length's twiddles in float or double; plans are
+ * for the rest; a single transform from 256 points goes four-step (about sqrt(n) x
+ * sqrt(n), each step in split batches). A plan holds a length's twiddles in float or double; plans are
  * cached (and shared between threads) per length and precision. */
 #ifndef LOOM_FFT_PLAN_H
 #define LOOM_FFT_PLAN_H
@@ -30,9 +30,10 @@ bool lm_fft_run_direct(const lm_fft_plan *p, const void *in, void *out, void *sc
                        bool par);
 
 /* Split batches: nb <= lm_fft_lanes(dbl) transforms at once, element k of transform b at re[k nb + b] and
- * im[k nb + b] (vectorised across the transforms). For plans of lm_fft_batchable (neither Bluestein's nor
- * the four-step's, n > 1). Forward and unnormalized; (wr, wi) are buffers of the same size; returns true
- * when the result lies in them instead of (re, im). */
+ * im[k nb + b] (vectorised across the transforms). For plans of lm_fft_batchable (not Bluestein's,
+ * 1 < n < 2^14: 16 rows' buffers stay within the L2 cache; longer rows go four-step one by one).
+ * Forward and unnormalized; (wr, wi) are buffers of the same size; returns true when the result lies
+ * in them instead of (re, im). */
 int64_t lm_fft_lanes(bool dbl);
 bool lm_fft_batchable(const lm_fft_plan *p);
 bool lm_fft_run_batch(const lm_fft_plan *p, int64_t nb, void *re, void *im, void *wr, void *wi);
