@@ -294,6 +294,45 @@ static inline void FN(bfly8)(int64_t sv, const FT *restrict a0r, const FT *restr
     }
 }
 
+/* radices 3 and 5 (lengths like 1000 or 12000): the DFT's symmetric pairs, a_r +- a_p-r */
+static inline void FN(bfly3)(int64_t sv, const FT *restrict a0r, const FT *restrict a0i, const FT *restrict a1r,
+                             const FT *restrict a1i, const FT *restrict a2r, const FT *restrict a2i, FT *restrict y0r,
+                             FT *restrict y0i, FT *restrict y1r, FT *restrict y1i, FT *restrict y2r, FT *restrict y2i,
+                             const FT *w) {
+    const FT s = (FT)0.86602540378443864676;   /* sin(2 pi / 3) */
+    for (int64_t q = 0; q < sv; q++) {
+        FT t1r = a1r[q] + a2r[q], t1i = a1i[q] + a2i[q], t2r = a1r[q] - a2r[q], t2i = a1i[q] - a2i[q];
+        FT mr = a0r[q] - (FT)0.5 * t1r, mi = a0i[q] - (FT)0.5 * t1i;
+        y0r[q] = a0r[q] + t1r;
+        y0i[q] = a0i[q] + t1i;
+        FN(mul)(y1r, y1i, q, mr + s * t2i, mi - s * t2r, w[0], w[1]);
+        FN(mul)(y2r, y2i, q, mr - s * t2i, mi + s * t2r, w[2], w[3]);
+    }
+}
+
+static inline void FN(bfly5)(int64_t sv, const FT *restrict a0r, const FT *restrict a0i, const FT *restrict a1r,
+                             const FT *restrict a1i, const FT *restrict a2r, const FT *restrict a2i, const FT *restrict a3r,
+                             const FT *restrict a3i, const FT *restrict a4r, const FT *restrict a4i, FT *restrict y0r,
+                             FT *restrict y0i, FT *restrict y1r, FT *restrict y1i, FT *restrict y2r, FT *restrict y2i,
+                             FT *restrict y3r, FT *restrict y3i, FT *restrict y4r, FT *restrict y4i, const FT *w) {
+    const FT c1 = (FT)0.30901699437494742410, c2 = (FT)-0.80901699437494742410;   /* cos(2 pi k / 5) */
+    const FT s1 = (FT)0.95105651629515357212, s2 = (FT)0.58778525229247312917;    /* sin(2 pi k / 5) */
+    for (int64_t q = 0; q < sv; q++) {
+        FT t1r = a1r[q] + a4r[q], t1i = a1i[q] + a4i[q], t2r = a2r[q] + a3r[q], t2i = a2i[q] + a3i[q];
+        FT t3r = a1r[q] - a4r[q], t3i = a1i[q] - a4i[q], t4r = a2r[q] - a3r[q], t4i = a2i[q] - a3i[q];
+        FT m1r = a0r[q] + c1 * t1r + c2 * t2r, m1i = a0i[q] + c1 * t1i + c2 * t2i;
+        FT m2r = a0r[q] + c2 * t1r + c1 * t2r, m2i = a0i[q] + c2 * t1i + c1 * t2i;
+        FT n1r = s1 * t3r + s2 * t4r, n1i = s1 * t3i + s2 * t4i;
+        FT n2r = s2 * t3r - s1 * t4r, n2i = s2 * t3i - s1 * t4i;
+        y0r[q] = a0r[q] + t1r + t2r;
+        y0i[q] = a0i[q] + t1i + t2i;
+        FN(mul)(y1r, y1i, q, m1r + n1i, m1i - n1r, w[0], w[1]);   /* m1 - i n1 */
+        FN(mul)(y2r, y2i, q, m2r + n2i, m2i - n2r, w[2], w[3]);
+        FN(mul)(y3r, y3i, q, m2r - n2i, m2i + n2r, w[4], w[5]);
+        FN(mul)(y4r, y4i, q, m1r - n1i, m1i + n1r, w[6], w[7]);   /* m1 + i n1 */
+    }
+}
+
 /* any radix up to LM_FFT_MAX_RADIX: y_k = W^(jk) sum_r a_r W_p^(rk), accumulated a row at a time */
 static void FN(bflyp)(int p, int64_t sv, int64_t root, const FT *restrict tw, const FT *const *ar, const FT *const *ai,
                       FT *restrict y0r, FT *restrict y0i, const FT *w) {
@@ -343,6 +382,12 @@ static inline void FN(bpass_sv)(int p, int64_t len, int64_t sv, int64_t n, const
             FN(bfly4)(sv, ar[0], ai[0], ar[1], ai[1], ar[2], ai[2], ar[3], ai[3], y0r, y0i, y0r + sv, y0i + sv,
                       y0r + 2 * sv, y0i + 2 * sv, y0r + 3 * sv, y0i + 3 * sv, w);
         else if (p == 2) FN(bfly2)(sv, ar[0], ai[0], ar[1], ai[1], y0r, y0i, y0r + sv, y0i + sv, w[0], w[1]);
+        else if (p == 3)
+            FN(bfly3)(sv, ar[0], ai[0], ar[1], ai[1], ar[2], ai[2], y0r, y0i, y0r + sv, y0i + sv, y0r + 2 * sv,
+                      y0i + 2 * sv, w);
+        else if (p == 5)
+            FN(bfly5)(sv, ar[0], ai[0], ar[1], ai[1], ar[2], ai[2], ar[3], ai[3], ar[4], ai[4], y0r, y0i, y0r + sv,
+                      y0i + sv, y0r + 2 * sv, y0i + 2 * sv, y0r + 3 * sv, y0i + 3 * sv, y0r + 4 * sv, y0i + 4 * sv, w);
         else FN(bflyp)(p, sv, n / p, tw, ar, ai, y0r, y0i, w);
     }
 }
