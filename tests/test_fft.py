@@ -117,13 +117,21 @@ def test_split_batches_and_four_step_are_accurate(shape, dim, dtype):
 
 @pytest.mark.parametrize("shape", [(40, 1024), (17, 96), (33, 8), (5, 2310), (3, 4), (16, 6)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_split_batches_of_real_rows_are_accurate(shape, dtype):
+def test_split_batches_of_real_rows_are_accurate(shape, dtype):   # rfft and irfft
     x = rdata(shape, dtype, seed=10)
     tol = 2e-6 if dtype == np.float32 else 1e-13
     for norm in ("backward", "ortho"):
         want = np.fft.rfft(x.astype(np.float64), norm=norm)
         assert rel_err(loom.fft.rfft(loom.from_numpy(x), norm=norm).numpy(), want) < tol
     assert rel_err(loom.fft.rfft(loom.from_numpy(x.T.copy()), dim=0).numpy(), np.fft.rfft(x.T, axis=0)) < tol
+    spec = np.fft.rfft(x.astype(np.float64)).astype(np.complex64 if dtype == np.float32 else np.complex128)
+    n = shape[-1]
+    for norm in ("backward", "forward"):   # irfft: the same batches backwards
+        want = np.fft.irfft(spec.astype(np.complex128), n=n, norm=norm)
+        assert rel_err(loom.fft.irfft(loom.from_numpy(spec), n=n, norm=norm).numpy(), want) < tol
+    strided = np.ascontiguousarray(spec.T).T   # the spectrum's rows strided in memory
+    got = loom.fft.irfft(loom.from_numpy(np.ascontiguousarray(spec.T)).t(), n=n).numpy()
+    assert rel_err(got, np.fft.irfft(strided.astype(np.complex128), n=n)) < tol
 
 
 def test_split_batches_read_and_write_strides():

@@ -20,7 +20,7 @@ typedef struct {
     int mode;
     bool forward, dbl, packed;   /* packed: a real transform of even length through one of half the length */
     bool par;                    /* one row: its passes split over threads instead */
-    bool batch;                  /* rows in split batches (lm_fft_run_batch; real rows of an r2c paired) */
+    bool batch;                  /* rows in split batches (lm_fft_run_batch; the real rows of r2c and c2r paired) */
     double scale;
     const char *src;
     char *dst;
@@ -113,23 +113,26 @@ static void batch_rows_##S(const pass *P, int64_t lo, int64_t hi, T *buf) {     
     T *re = buf, *im = re + n * L, *wr = im + n * L, *wi = wr + n * L;                                \
     const T *src[64];                                                                                 \
     T *dst[64];                                                                                       \
-    bool conj = !P->forward;                                                                          \
+    bool gconj = P->mode == C2C && !P->forward, sconj = gconj || P->mode == C2R;                      \
     for (int64_t r0 = lo; r0 < hi; r0 += L) {                                                         \
         int64_t nb = hi - r0 < L ? hi - r0 : L;                                                       \
         for (int64_t b = 0; b < nb; b++) {                                                            \
             int64_t so, o;                                                                            \
             row_offsets(P, r0 + b, &so, &o);                                                          \
             src[b] = (const T *)P->src + (P->mode == R2C ? 1 : 2) * so;                               \
-            dst[b] = (T *)P->dst + 2 * o;                                                             \
+            dst[b] = (T *)P->dst + (P->mode == C2R ? 1 : 2) * o;                                      \
         }                                                                                             \
-        /* r2c: the reals as pairs (z_j = x_2j + i x_2j+1; sst is 1 there), X_0..X_n/2 out */       \
-        int64_t gn = P->mode == R2C ? n / 2 : n, sn = P->mode == R2C ? n / 2 + 1 : n;                \
-        if (nb == L && sst == 1) bgather_##S(gn, L, 1, src, conj, re, im);   /* constants: unrolled */ \
-        else bgather_##S(gn, nb, sst, src, conj, re, im);                                             \
+        /* r2c: the reals in as pairs (z_j = x_2j + i x_2j+1; sst is 1 there), X_0..X_n/2 out; c2r:  \
+         * X_0..X_n/2 in, the samples out as pairs (dst_st is 1 there) */                            \
+        int64_t gn = P->mode == R2C ? n / 2 : P->mode == C2R ? n / 2 + 1 : n;                         \
+        int64_t sn = P->mode == R2C ? n / 2 + 1 : P->mode == C2R ? n / 2 : n;                         \
+        if (nb == L && sst == 1) bgather_##S(gn, L, 1, src, gconj, re, im);   /* constants: unrolled */ \
+        else bgather_##S(gn, nb, sst, src, gconj, re, im);                                            \
         bool sw = P->mode == R2C ? lm_fft_run_batch_r2c(P->plan, nb, re, im, wr, wi)                  \
-                                 : lm_fft_run_batch(P->plan, nb, re, im, wr, wi);                     \
-        if (nb == L && dst_st == 1) bscatter_##S(sn, L, 1, dst, conj, (T)P->scale, sw ? wr : re, sw ? wi : im); \
-        else bscatter_##S(sn, nb, dst_st, dst, conj, (T)P->scale, sw ? wr : re, sw ? wi : im);         \
+                  : P->mode == C2R ? lm_fft_run_batch_c2r(P->plan, nb, re, im, wr, wi)                \
+                  : lm_fft_run_batch(P->plan, nb, re, im, wr, wi);                                    \
+        if (nb == L && dst_st == 1) bscatter_##S(sn, L, 1, dst, sconj, (T)P->scale, sw ? wr : re, sw ? wi : im); \
+        else bscatter_##S(sn, nb, dst_st, dst, sconj, (T)P->scale, sw ? wr : re, sw ? wi : im);        \
     }                                                                                                 \
 }
 BATCH_IO(float, f)
@@ -194,7 +197,8 @@ static int run_pass(lm_tensor *src, lm_tensor *dst, int d, int64_t n, int mode, 
     P.packed = mode != C2C && n % 2 == 0;
     if (!(P.plan = P.packed ? lm_fft_plan_real(n, P.dbl) : lm_fft_plan_get(n, P.dbl))) return -1;
     P.batch = P.rows > 1 && lm_fft_batchable(P.plan) &&
-              (mode == C2C || (mode == R2C && P.packed && P.sst[d] == 1 && P.dst_len == n / 2 + 1));
+              (mode == C2C || (mode == R2C && P.packed && P.sst[d] == 1 && P.dst_len == n / 2 + 1) ||
+               (mode == C2R && P.packed && P.dst_st[d] == 1));
     int64_t work = P.rows * n * 8;
     int nt = lm_should_parallelize(work) && P.rows > 1 ? lm_get_num_threads() : 1;
     if (P.rows == 1) {   /* one long transform: its passes split (the GIL still held, for their threads to let go) */

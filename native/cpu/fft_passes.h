@@ -582,3 +582,36 @@ static bool FN(batch_r2c)(const lm_fft_plan *pl, int64_t nb, FT *re, FT *im, FT 
     else FN(r2c_split)(pl->n, nb, pl->rtw, re, im, wr, wi);
     return !sw;
 }
+
+/* The c2r of a split batch: X_0..X_h of nb rows in (xr, xi) (the imaginary parts of X_0 and X_h
+ * ignored) -> conj(Z) in (zr, zi), Z_k = P_k + i Q_k as in c2r above, across the rows; conj because
+ * the inverse runs as conj(F conj Z). */
+static inline void FN(c2r_split)(int64_t h, int64_t nb, const FT *restrict w, const FT *restrict xr,
+                                 const FT *restrict xi, FT *restrict zr, FT *restrict zi) {
+    for (int64_t b = 0; b < nb; b++) {
+        zr[b] = xr[b] + xr[h * nb + b];
+        zi[b] = -(xr[b] - xr[h * nb + b]);
+    }
+    for (int64_t k = 1; 2 * k <= h; k++) {
+        int64_t kk = h - k;
+        FT wkr = w[2 * k], wki = w[2 * k + 1], wjr = w[2 * kk], wji = w[2 * kk + 1];
+        const FT *ar = xr + k * nb, *ai = xi + k * nb, *br = xr + kk * nb, *bi = xi + kk * nb;
+        FT *z0r = zr + k * nb, *z0i = zi + k * nb, *z1r = zr + kk * nb, *z1i = zi + kk * nb;
+        for (int64_t b = 0; b < nb; b++) {
+            FT pr = ar[b] + br[b], pi = ai[b] - bi[b], dr = ar[b] - br[b], di = ai[b] + bi[b];
+            FT qr = dr * wkr + di * wki, qi = di * wkr - dr * wki;
+            FT sr = br[b] + ar[b], si = bi[b] - ai[b], er = br[b] - ar[b], ei = bi[b] + ai[b];
+            FT tr = er * wjr + ei * wji, ti = ei * wjr - er * wji;
+            z0r[b] = pr - qi;
+            z0i[b] = -(pi + qr);
+            z1r[b] = sr - ti;
+            z1i[b] = -(si + tr);
+        }
+    }
+}
+
+/* returns true when F(conj Z) lies in (wr, wi): the samples are its real parts and minus its imaginary */
+static bool FN(batch_c2r)(const lm_fft_plan *pl, int64_t nb, FT *re, FT *im, FT *wr, FT *wi) {
+    FN(c2r_split)(pl->n, nb, pl->rtw, re, im, wr, wi);
+    return !FN(batch)(pl, nb, wr, wi, re, im);
+}

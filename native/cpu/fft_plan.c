@@ -212,6 +212,10 @@ bool lm_fft_run_batch_r2c(const lm_fft_plan *p, int64_t nb, void *re, void *im, 
     return p->dbl ? batch_r2c_d(p, nb, re, im, wr, wi) : batch_r2c_f(p, nb, re, im, wr, wi);
 }
 
+bool lm_fft_run_batch_c2r(const lm_fft_plan *p, int64_t nb, void *re, void *im, void *wr, void *wi) {
+    return p->dbl ? batch_c2r_d(p, nb, re, im, wr, wi) : batch_c2r_f(p, nb, re, im, wr, wi);
+}
+
 bool lm_fft_run_batch(const lm_fft_plan *p, int64_t nb, void *re, void *im, void *wr, void *wi) {
     return p->dbl ? batch_d(p, nb, re, im, wr, wi) : batch_f(p, nb, re, im, wr, wi);
 }

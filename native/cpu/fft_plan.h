@@ -41,6 +41,9 @@ bool lm_fft_run_batch(const lm_fft_plan *p, int64_t nb, void *re, void *im, void
 /* The same for a real plan (lm_fft_plan_real of 2h, batchable): rows of 2h reals paired as z_j =
  * x_2j + i x_2j+1 in (re, im), h + 1 complex X_0..X_h out (the buffers hold at least h + 1 per row). */
 bool lm_fft_run_batch_r2c(const lm_fft_plan *p, int64_t nb, void *re, void *im, void *wr, void *wi);
+/* And its inverse: X_0..X_h of each row in (re, im) -> conj(z), z the unnormalized inverse's h complex
+ * whose parts are the even and odd samples (the buffers hold at least h + 1 per row). */
+bool lm_fft_run_batch_c2r(const lm_fft_plan *p, int64_t nb, void *re, void *im, void *wr, void *wi);
 
 /* Real transforms of even length n through a complex one of length n / 2: the plan of
  * lm_fft_plan_real(n, dbl), whose scratch is lm_fft_scratch_len's. r2c: buf holds n reals and
