@@ -1,5 +1,7 @@
 /* The FFT passes over one precision: included by fft_plan.c once with FT = float and once
- * with FT = double (FN(name) names the instance). Complex numbers are interleaved (re, im).
+ * with FT = double (FN(name) names the instance). Complex numbers are interleaved (re, im) in
+ * the passes of one transform (Bluestein's, the packed real transforms' and lengths below the
+ * four-step); the split batches and the four-step below keep re and im apart.
  *
  * A Stockham pass of radix p over a sub-length `len` at stride s (m = len / p) reads
  * x[q + s (j + r m)] for r < p, takes their p-point DFT A_k and writes A_k W_len^(jk) to
