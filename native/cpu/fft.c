@@ -2,7 +2,9 @@
  * (real to complex: the last of dims onesided or full, then complex over the rest) and
  * _fft_c2r (complex to real: complex over all but the last of dims, then the Hermitian
  * inverse along it). Each dim is one pass over rows: a row is gathered into a
- * contiguous buffer, transformed (fft_plan.c), and scattered to the result. */
+ * contiguous buffer, transformed (fft_plan.c), and scattered to the result; many rows go
+ * 16 (float) or 8 (double) at a time into split batches, transformed side by side; one
+ * long row of a four-step plan is transformed from the source into the result directly. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@ typedef struct {
     int mode;
     bool forward, dbl, packed;   /* packed: a real transform of even length through one of half the length */
     bool par;                    /* one row: its passes split over threads instead */
+    bool batch;                  /* rows in split batches (lm_fft_run_batch; the real rows of r2c and c2r paired) */
     double scale;
     const char *src;
     char *dst;
@@ -72,18 +75,93 @@ static void scatter_##S(const pass *P, const T *buf, T *dst) {                  
 ROW_IO(float, f)
 ROW_IO(double, d)
 
+/* A group of nb complex rows (row b at rows[b], element k at rows[b][2 k st]) into a split batch and back.
+ * The gather reads across the rows for each k; the scatter writes 8 elements of each row in turn:
+ * the faster order of each (the buffer side stays in cache either way). The inverse is conj(F conj x). */
+#define BATCH_IO(T, S)                                                                                  \
+static inline void bgather_##S(int64_t n, int64_t nb, int64_t st, const T *const *rows, bool conj,     \
+                               T *restrict re, T *restrict im) {                                      \
+    T sg = conj ? -1 : 1;                                                                             \
+    for (int64_t k = 0; k < n; k++)                                                                   \
+        for (int64_t b = 0; b < nb; b++) {                                                            \
+            re[k * nb + b] = rows[b][2 * k * st];                                                     \
+            im[k * nb + b] = sg * rows[b][2 * k * st + 1];                                            \
+        }                                                                                             \
+}                                                                                                     \
+static inline void bscatter_##S(int64_t n, int64_t nb, int64_t st, T *const *rows, bool conj, T scale, \
+                                const T *restrict re, const T *restrict im) {                         \
+    T si = conj ? -scale : scale;                                                                     \
+    int64_t k0 = 0;                                                                                   \
+    for (; k0 + 8 <= n; k0 += 8)   /* a fixed 8: gcc keeps the 8 x nb tile in registers */            \
+        for (int64_t b = 0; b < nb; b++) {                                                            \
+            T *restrict d = rows[b] + 2 * k0 * st;                                                    \
+            const T *restrict r = re + k0 * nb + b, *restrict i = im + k0 * nb + b;                   \
+            for (int64_t k = 0; k < 8; k++) {                                                         \
+                d[2 * k * st] = r[k * nb] * scale;                                                    \
+                d[2 * k * st + 1] = i[k * nb] * si;                                                   \
+            }                                                                                         \
+        }                                                                                             \
+    for (int64_t b = 0; b < nb; b++)                                                                  \
+        for (int64_t k = k0; k < n; k++) {                                                            \
+            rows[b][2 * k * st] = re[k * nb + b] * scale;                                             \
+            rows[b][2 * k * st + 1] = im[k * nb + b] * si;                                            \
+        }                                                                                             \
+}                                                                                                     \
+static void batch_rows_##S(const pass *P, int64_t lo, int64_t hi, T *buf) {                           \
+    int64_t n = P->n, sst = P->sst[P->d], dst_st = P->dst_st[P->d];                                   \
+    enum { L = 64 / sizeof(T) };   /* lm_fft_lanes, as a constant for the unrolled copies */          \
+    T *re = buf, *im = re + n * L, *wr = im + n * L, *wi = wr + n * L;                                \
+    const T *src[64];                                                                                 \
+    T *dst[64];                                                                                       \
+    bool gconj = P->mode == C2C && !P->forward, sconj = gconj || P->mode == C2R;                      \
+    for (int64_t r0 = lo; r0 < hi; r0 += L) {                                                         \
+        int64_t nb = hi - r0 < L ? hi - r0 : L;                                                       \
+        for (int64_t b = 0; b < nb; b++) {                                                            \
+            int64_t so, o;                                                                            \
+            row_offsets(P, r0 + b, &so, &o);                                                          \
+            src[b] = (const T *)P->src + (P->mode == R2C ? 1 : 2) * so;                               \
+            dst[b] = (T *)P->dst + (P->mode == C2R ? 1 : 2) * o;                                      \
+        }                                                                                             \
+        /* r2c: the reals in as pairs (z_j = x_2j + i x_2j+1; sst is 1 there), X_0..X_n/2 out; c2r:  \
+         * X_0..X_n/2 in, the samples out as pairs (dst_st is 1 there) */                            \
+        int64_t gn = P->mode == R2C ? n / 2 : P->mode == C2R ? n / 2 + 1 : n;                         \
+        int64_t sn = P->mode == R2C ? n / 2 + 1 : P->mode == C2R ? n / 2 : n;                         \
+        if (nb == L && sst == 1) bgather_##S(gn, L, 1, src, gconj, re, im);   /* constants: unrolled */ \
+        else bgather_##S(gn, nb, sst, src, gconj, re, im);                                            \
+        bool sw = P->mode == R2C ? lm_fft_run_batch_r2c(P->plan, nb, re, im, wr, wi)                  \
+                  : P->mode == C2R ? lm_fft_run_batch_c2r(P->plan, nb, re, im, wr, wi)                \
+                  : lm_fft_run_batch(P->plan, nb, re, im, wr, wi);                                    \
+        if (nb == L && dst_st == 1) bscatter_##S(sn, L, 1, dst, sconj, (T)P->scale, sw ? wr : re, sw ? wi : im); \
+        else bscatter_##S(sn, nb, dst_st, dst, sconj, (T)P->scale, sw ? wr : re, sw ? wi : im);        \
+    }                                                                                                 \
+}
+BATCH_IO(float, f)
+BATCH_IO(double, d)
+
 static void pass_part(int t, int nt, void *ctx) {
     pass *P = ctx;
     int64_t lo = P->rows * t / nt, hi = P->rows * (t + 1) / nt;
     if (lo >= hi) return;
     size_t item = P->dbl ? sizeof(double) : sizeof(float);
+    if (P->batch) {   /* split batches of lanes rows */
+        void *buf = aligned_alloc(64, item * 4 * (size_t)(P->n * lm_fft_lanes(P->dbl)));
+        if (!buf) { P->failed = 1; return; }
+        if (P->dbl) batch_rows_d(P, lo, hi, buf);
+        else batch_rows_f(P, lo, hi, buf);
+        free(buf);
+        return;
+    }
     char *buf = malloc(item * 2 * (size_t)(P->n + 1 + lm_fft_scratch_len(P->plan)));
     if (!buf) { P->failed = 1; return; }
     char *scratch = buf + item * 2 * (size_t)(P->n + 1);
     size_t src_item = item * (P->mode == R2C ? 1 : 2), dst_item = item * (P->mode == C2R ? 1 : 2);
+    bool direct = P->mode == C2C && P->sst[P->d] == 1 && P->dst_st[P->d] == 1;   /* a four-step needs no copies */
     for (int64_t r = lo; r < hi; r++) {
         int64_t so, o;
         row_offsets(P, r, &so, &o);
+        if (direct && lm_fft_run_direct(P->plan, P->src + so * (int64_t)src_item, P->dst + o * (int64_t)dst_item,
+                                        scratch, P->forward, P->scale, P->par))
+            continue;
         if (P->dbl) gather_d(P, (const double *)(P->src + so * (int64_t)src_item), (double *)buf);
         else gather_f(P, (const float *)(P->src + so * (int64_t)src_item), (float *)buf);
         if (P->packed && P->mode == R2C) lm_fft_run_r2c(P->plan, buf, scratch, P->par);
@@ -118,6 +196,9 @@ static int run_pass(lm_tensor *src, lm_tensor *dst, int d, int64_t n, int mode, 
     if (P.rows == 0) return 0;
     P.packed = mode != C2C && n % 2 == 0;
     if (!(P.plan = P.packed ? lm_fft_plan_real(n, P.dbl) : lm_fft_plan_get(n, P.dbl))) return -1;
+    P.batch = P.rows > 1 && lm_fft_batchable(P.plan) &&
+              (mode == C2C || (mode == R2C && P.packed && P.sst[d] == 1 && P.dst_len == n / 2 + 1) ||
+               (mode == C2R && P.packed && P.dst_st[d] == 1));
     int64_t work = P.rows * n * 8;
     int nt = lm_should_parallelize(work) && P.rows > 1 ? lm_get_num_threads() : 1;
     if (P.rows == 1) {   /* one long transform: its passes split (the GIL still held, for their threads to let go) */

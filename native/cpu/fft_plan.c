@@ -1,6 +1,8 @@
 /* FFT plans: a length's factors and twiddles (and, for lengths with a prime factor
  * above LM_FFT_MAX_RADIX, Bluestein's chirp and filter over a power-of-two plan),
- * cached per length and precision. The passes are fft_passes.h, stamped per precision. */
+ * cached per length and precision. The passes are fft_passes.h, stamped per precision: interleaved
+ * Stockham passes for one transform, split batches (re and im apart, transforms side by side) for
+ * rows and for the four-step's columns and rows. */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -11,11 +13,15 @@
 
 #define LM_FFT_MAX_RADIX 13
 #define LM_FFT_CACHE 16
+#define LM_FFT_FOUR_MIN 256          /* from here a single transform goes four-step (n1 >= 16: whole batches) */
+#define LM_FFT_BATCH_MAX (1 << 14)   /* below it rows go in split batches (16 rows of it fill half the L2) */
 
 struct lm_fft_plan {
     int64_t n;
     bool dbl;
     int nf, fac[64];        /* Stockham radices, in pass order */
+    int nbf, bfac[64];      /* the split batches' radices (8s first), in pass order */
+    lm_fft_plan *r1, *r2;   /* four-step: the plans of the column (n1) and row (n2) lengths (else NULL) */
     void *tw;               /* n roots W_n^t = e^(-2 pi i t / n), interleaved */
     lm_fft_plan *sub;       /* Bluestein: the power-of-two plan of length m (else NULL) */
     int64_t m;
@@ -39,6 +45,8 @@ struct lm_fft_plan {
 static void plan_free(lm_fft_plan *p) {
     if (!p) return;
     plan_free(p->sub);
+    plan_free(p->r1);
+    plan_free(p->r2);
     free(p->tw);
     free(p->chirp);
     free(p->filt);
@@ -56,6 +64,23 @@ static bool factor(lm_fft_plan *p) {
     return n == 1;
 }
 
+/* the split passes' radices: 8s, with a leftover 2 or 4 of the power of two as one 4 or two (8 x 2 is
+ * as many passes as 4 x 4 and costs more), then the odd primes */
+static void factor_split(lm_fft_plan *p) {
+    int64_t n = p->n;
+    int e = 0;
+    while (n % 2 == 0) { n /= 2; e++; }
+    int eights = e / 3, rem = e % 3;
+    if (rem == 1 && eights) { eights--; rem = 4; }
+    p->nbf = 0;
+    for (int i = 0; i < eights; i++) p->bfac[p->nbf++] = 8;
+    if (rem == 4) { p->bfac[p->nbf++] = 4; p->bfac[p->nbf++] = 4; }
+    else if (rem == 2) p->bfac[p->nbf++] = 4;
+    else if (rem == 1) p->bfac[p->nbf++] = 2;
+    for (int r = 3; r <= LM_FFT_MAX_RADIX && n > 1; r++)
+        while (n % r == 0) { p->bfac[p->nbf++] = r; n /= r; }
+}
+
 static size_t item(const lm_fft_plan *p) { return p->dbl ? sizeof(double) : sizeof(float); }
 
 static lm_fft_plan *plan_build(int64_t n, bool dbl) {
@@ -64,11 +89,23 @@ static lm_fft_plan *plan_build(int64_t n, bool dbl) {
     p->n = n;
     p->dbl = dbl;
     if (factor(p)) {
+        factor_split(p);
         if (!(p->tw = malloc(item(p) * 2 * (size_t)n))) goto oom;
         for (int64_t t = 0; t < n; t++) {
             double a = -2.0 * M_PI * (double)t / (double)n, re = cos(a), im = sin(a);
             if (dbl) { ((double *)p->tw)[2 * t] = re; ((double *)p->tw)[2 * t + 1] = im; }
             else { ((float *)p->tw)[2 * t] = (float)re; ((float *)p->tw)[2 * t + 1] = (float)im; }
+        }
+        if (n >= LM_FFT_FOUR_MIN) {   /* n1: the divisor nearest sqrt(n) from below */
+            int64_t n1 = 1;
+            for (int64_t d = 1; d * d <= n; d++)
+                if (n % d == 0) n1 = d;
+            if (n1 >= 16) {
+                if (!(p->r1 = plan_build(n1, dbl)) || !(p->r2 = plan_build(n / n1, dbl))) {
+                    plan_free(p);
+                    return NULL;
+                }
+            }
         }
         return p;
     }
@@ -160,6 +197,28 @@ void lm_fft_plan_put(lm_fft_plan *p) {
 }
 
 int64_t lm_fft_scratch_len(const lm_fft_plan *p) { return p->sub ? 2 * p->m : p->n; }
+
+int64_t lm_fft_lanes(bool dbl) { return dbl ? 64 / (int64_t)sizeof(double) : 64 / (int64_t)sizeof(float); }
+
+bool lm_fft_batchable(const lm_fft_plan *p) { return !p->sub && p->n > 1 && p->n < LM_FFT_BATCH_MAX; }
+
+bool lm_fft_run_direct(const lm_fft_plan *p, const void *in, void *out, void *scratch, bool forward, double scale,
+                       bool par) {
+    if (!p->r1) return false;
+    return p->dbl ? four_to_d(p, in, out, scratch, par, !forward, scale) : four_to_f(p, in, out, scratch, par, !forward, (float)scale);
+}
+
+bool lm_fft_run_batch_r2c(const lm_fft_plan *p, int64_t nb, void *re, void *im, void *wr, void *wi) {
+    return p->dbl ? batch_r2c_d(p, nb, re, im, wr, wi) : batch_r2c_f(p, nb, re, im, wr, wi);
+}
+
+bool lm_fft_run_batch_c2r(const lm_fft_plan *p, int64_t nb, void *re, void *im, void *wr, void *wi) {
+    return p->dbl ? batch_c2r_d(p, nb, re, im, wr, wi) : batch_c2r_f(p, nb, re, im, wr, wi);
+}
+
+bool lm_fft_run_batch(const lm_fft_plan *p, int64_t nb, void *re, void *im, void *wr, void *wi) {
+    return p->dbl ? batch_d(p, nb, re, im, wr, wi) : batch_f(p, nb, re, im, wr, wi);
+}
 
 void lm_fft_run(const lm_fft_plan *p, void *x, void *scratch, bool forward, bool par) {
     if (p->dbl) run_d(p, x, scratch, forward, par);
