@@ -49,27 +49,78 @@ void scipy_sgesdd_(const char *jobz, const int *m, const int *n, float *a, const
 void scipy_dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s, double *u,
                    const int *ldu, double *vt, const int *ldvt, double *work, const int *lwork, int *iwork,
                    int *info, lm_flen);
+/* complex (c: complex64, z: complex128): pointers to interleaved (re, im) pairs */
+void scipy_cgetrf_(const int *m, const int *n, void *a, const int *lda, int *ipiv, int *info);
+void scipy_zgetrf_(const int *m, const int *n, void *a, const int *lda, int *ipiv, int *info);
+void scipy_cgetrs_(const char *t, const int *n, const int *nrhs, const void *a, const int *lda, const int *ipiv,
+                   void *b, const int *ldb, int *info, lm_flen);
+void scipy_zgetrs_(const char *t, const int *n, const int *nrhs, const void *a, const int *lda, const int *ipiv,
+                   void *b, const int *ldb, int *info, lm_flen);
+void scipy_cpotrf_(const char *uplo, const int *n, void *a, const int *lda, int *info, lm_flen);
+void scipy_zpotrf_(const char *uplo, const int *n, void *a, const int *lda, int *info, lm_flen);
+void scipy_cgeqrf_(const int *m, const int *n, void *a, const int *lda, void *tau, void *work, const int *lwork,
+                   int *info);
+void scipy_zgeqrf_(const int *m, const int *n, void *a, const int *lda, void *tau, void *work, const int *lwork,
+                   int *info);
+void scipy_cungqr_(const int *m, const int *n, const int *k, void *a, const int *lda, const void *tau, void *work,
+                   const int *lwork, int *info);
+void scipy_zungqr_(const int *m, const int *n, const int *k, void *a, const int *lda, const void *tau, void *work,
+                   const int *lwork, int *info);
+void scipy_cblas_ctrsm(int order, int side, int uplo, int ta, int diag, int m, int n, const void *alpha,
+                       const void *a, int lda, void *b, int ldb);
+void scipy_cblas_ztrsm(int order, int side, int uplo, int ta, int diag, int m, int n, const void *alpha,
+                       const void *a, int lda, void *b, int ldb);
+void scipy_cheevd_(const char *jobz, const char *uplo, const int *n, void *a, const int *lda, float *w, void *work,
+                   const int *lwork, float *rwork, const int *lrwork, int *iwork, const int *liwork, int *info,
+                   lm_flen, lm_flen);
+void scipy_zheevd_(const char *jobz, const char *uplo, const int *n, void *a, const int *lda, double *w, void *work,
+                   const int *lwork, double *rwork, const int *lrwork, int *iwork, const int *liwork, int *info,
+                   lm_flen, lm_flen);
+void scipy_cgesdd_(const char *jobz, const int *m, const int *n, void *a, const int *lda, float *s, void *u,
+                   const int *ldu, void *vt, const int *ldvt, void *work, const int *lwork, float *rwork, int *iwork,
+                   int *info, lm_flen);
+void scipy_zgesdd_(const char *jobz, const int *m, const int *n, void *a, const int *lda, double *s, void *u,
+                   const int *ldu, void *vt, const int *ldvt, void *work, const int *lwork, double *rwork, int *iwork,
+                   int *info, lm_flen);
 #endif
 
-/* A tensor's matrices as a job's kernels see them: all in one scratch block, column-major. */
+/* A tensor's matrices as a job's kernels see them: all in one scratch block, column-major.
+ * Real and complex elements alike: the copies move whole elements (4, 8 or 16 bytes). */
 static inline void lm_la_eye(int dt, void *buf, int64_t n) {
-    size_t es = dt == LM_FLOAT64 ? 8 : 4;
+    size_t es = lm_itemsize(dt);
     memset(buf, 0, es * n * n);
     for (int64_t i = 0; i < n; i++) {
-        if (dt == LM_FLOAT64) ((double *)buf)[i * n + i] = 1;
-        else ((float *)buf)[i * n + i] = 1;
+        char *e = (char *)buf + (i * n + i) * es;
+        if (dt == LM_FLOAT64 || dt == LM_COMPLEX128) *(double *)e = 1;
+        else *(float *)e = 1;   /* a complex one: its real part */
     }
+}
+
+/* The real dtype of a complex one (float32 for complex64), the dtype itself otherwise. */
+static inline int lm_la_real(int dt) {
+    return dt == LM_COMPLEX64 ? LM_FLOAT32 : dt == LM_COMPLEX128 ? LM_FLOAT64 : dt;
 }
 
 /* Zeroes the strict upper (lower=true) or lower triangle of a column-major n x n matrix. */
 static inline void lm_la_zero_triangle(int dt, void *buf, int64_t n, bool keep_lower) {
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < n; i++)
-            if (keep_lower ? i < j : i > j) {
-                if (dt == LM_FLOAT64) ((double *)buf)[j * n + i] = 0;
-                else ((float *)buf)[j * n + i] = 0;
-            }
+    size_t es = lm_itemsize(dt);
+    for (int64_t j = 0; j < n; j++) {
+        if (keep_lower) memset((char *)buf + j * n * es, 0, (size_t)(j < n ? j : n) * es);
+        else if (j + 1 < n) memset((char *)buf + (j * n + j + 1) * es, 0, (size_t)(n - j - 1) * es);
+    }
 }
+
+/* Negates the imaginary parts of `count` complex elements (nothing for a real dtype). */
+static inline void lm_la_conj(int dt, void *buf, int64_t count) {
+    if (dt == LM_COMPLEX128)
+        for (int64_t i = 0; i < count; i++) ((double *)buf)[2 * i + 1] = -((double *)buf)[2 * i + 1];
+    else if (dt == LM_COMPLEX64)
+        for (int64_t i = 0; i < count; i++) ((float *)buf)[2 * i + 1] = -((float *)buf)[2 * i + 1];
+}
+
+typedef struct {
+    uint64_t lo, hi;
+} lm_la_e16;
 
 /* Refuses a build without LAPACK, and matrices LAPACK's 32-bit integers cannot index. */
 static inline int lm_la_available(const lm_tensor *a) {
@@ -102,35 +153,39 @@ static inline int64_t lm_la_offset(const lm_tensor *a, int lead, int64_t b) {
     return off;
 }
 
+#define LM_LA_LOAD(T)                                                                          \
+    do {                                                                                       \
+        const T *p = (const T *)a->storage->data + off;                                        \
+        T *o = buf;                                                                            \
+        for (int64_t j = 0; j < cols; j++)                                                     \
+            for (int64_t i = 0; i < rows; i++) o[j * ld + i] = p[i * rs + j * cs];             \
+    } while (0)
+
 /* Copies matrix b of a (rows x cols at dims lead, lead+1) into column-major buf (leading dim ld). */
 static inline void lm_la_load(const lm_tensor *a, int lead, int64_t b, void *buf, int64_t ld) {
     int64_t rows = a->shape[lead], cols = a->shape[lead + 1], rs = a->strides[lead], cs = a->strides[lead + 1];
     int64_t off = lm_la_offset(a, lead, b);
-    if (a->dtype == LM_FLOAT64) {
-        const double *p = (const double *)a->storage->data + off;
-        double *o = buf;
-        for (int64_t j = 0; j < cols; j++)
-            for (int64_t i = 0; i < rows; i++) o[j * ld + i] = p[i * rs + j * cs];
-    } else {
-        const float *p = (const float *)a->storage->data + off;
-        float *o = buf;
-        for (int64_t j = 0; j < cols; j++)
-            for (int64_t i = 0; i < rows; i++) o[j * ld + i] = p[i * rs + j * cs];
+    switch (lm_itemsize(a->dtype)) {
+    case 16: LM_LA_LOAD(lm_la_e16); break;
+    case 8: LM_LA_LOAD(uint64_t); break;
+    default: LM_LA_LOAD(uint32_t); break;
     }
 }
 
+#define LM_LA_STORE(T)                                                                         \
+    do {                                                                                       \
+        T *p = (T *)lm_bytes(out) + b * rows * cols;                                           \
+        const T *s = buf;                                                                      \
+        for (int64_t i = 0; i < rows; i++)                                                     \
+            for (int64_t j = 0; j < cols; j++) p[i * cols + j] = s[j * ld + i];                \
+    } while (0)
+
 /* Copies column-major buf (rows x cols, leading dim ld) into matrix b of the contiguous tensor out. */
 static inline void lm_la_store(lm_tensor *out, int64_t b, int64_t rows, int64_t cols, const void *buf, int64_t ld) {
-    if (out->dtype == LM_FLOAT64) {
-        double *p = (double *)lm_bytes(out) + b * rows * cols;
-        const double *s = buf;
-        for (int64_t i = 0; i < rows; i++)
-            for (int64_t j = 0; j < cols; j++) p[i * cols + j] = s[j * ld + i];
-    } else {
-        float *p = (float *)lm_bytes(out) + b * rows * cols;
-        const float *s = buf;
-        for (int64_t i = 0; i < rows; i++)
-            for (int64_t j = 0; j < cols; j++) p[i * cols + j] = s[j * ld + i];
+    switch (lm_itemsize(out->dtype)) {
+    case 16: LM_LA_STORE(lm_la_e16); break;
+    case 8: LM_LA_STORE(uint64_t); break;
+    default: LM_LA_STORE(uint32_t); break;
     }
 }
 

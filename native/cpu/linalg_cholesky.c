@@ -1,5 +1,5 @@
 /* Cholesky factorization (LAPACK potrf) and triangular solves (BLAS trsm). A matrix that is
- * not positive-definite is reported through info, not as an error: linalg.cholesky raises
+ * not positive-definite (Hermitian positive-definite for complex A) is reported through info, not as an error: linalg.cholesky raises
  * LinAlgError from it on the Python side, cholesky_ex hands it back. */
 #include "lapack.h"
 #include "linalg_small.h"
@@ -17,25 +17,29 @@ static void chol_one(void *ctx, int64_t b) {
     int n = (int)j->n, ld = n > 1 ? n : 1, info = 0;
     char *a = j->ws + b * j->n * j->n * lm_itemsize(j->A->dtype);
     lm_la_load(j->A, j->A->ndim - 2, b, a, j->n);
-    if (n <= LM_LA_SMALL)
-        info = j->A->dtype == LM_FLOAT64 ? lm_small_potrf_d(n, (double *)a) : lm_small_potrf_s(n, (float *)a);
+    int dt = j->A->dtype;
+    if (n <= LM_LA_SMALL && !lm_is_complex(dt))
+        info = dt == LM_FLOAT64 ? lm_small_potrf_d(n, (double *)a) : lm_small_potrf_s(n, (float *)a);
 #ifdef LM_HAVE_BLAS
-    else if (j->A->dtype == LM_FLOAT64) scipy_dpotrf_("L", &n, (double *)a, &ld, &info, 1);
-    else scipy_spotrf_("L", &n, (float *)a, &ld, &info, 1);
+    else if (dt == LM_FLOAT64) scipy_dpotrf_("L", &n, (double *)a, &ld, &info, 1);
+    else if (dt == LM_FLOAT32) scipy_spotrf_("L", &n, (float *)a, &ld, &info, 1);
+    else if (dt == LM_COMPLEX128) scipy_zpotrf_("L", &n, a, &ld, &info, 1);
+    else scipy_cpotrf_("L", &n, a, &ld, &info, 1);
 #else
     (void)ld;
 #endif
     ((int32_t *)lm_bytes(j->info))[b] = info;
-    lm_la_zero_triangle(j->A->dtype, a, j->n, true);
-    if (j->upper) {   /* U = L^T: store the column-major L as if it were row-major */
-        size_t es = lm_itemsize(j->A->dtype);
+    lm_la_zero_triangle(dt, a, j->n, true);
+    if (j->upper) {   /* U = L^H: store the column-major L, conjugated, as if it were row-major */
+        size_t es = lm_itemsize(dt);
+        lm_la_conj(dt, a, j->n * j->n);
         memcpy(lm_bytes(j->L) + b * j->n * j->n * es, a, j->n * j->n * es);
     } else {
         lm_la_store(j->L, b, j->n, j->n, a, j->n);
     }
 }
 
-/* serves: floating */
+/* serves: floating_and_complex */
 int lm_cpu__linalg_cholesky_ex(lm_tensor *A, bool upper, lm_tensor **out) {
     if (lm_la_check_square(A, "A")) return -1;
     chol_job j = {.A = A, .n = A->shape[A->ndim - 1], .upper = upper};
@@ -64,15 +68,21 @@ static void trsm_one(void *ctx, int64_t b) {
     enum { COL_MAJOR = 102, NO_TRANS = 111, UPPER = 121, LOWER = 122, NON_UNIT = 131, UNIT = 132, LEFT = 141, RIGHT = 142 };
     int side = j->left ? LEFT : RIGHT, uplo = j->upper ? UPPER : LOWER, diag = j->unit ? UNIT : NON_UNIT;
     int n = (int)j->n, r = (int)rows, c = (int)cols, ldb = r > 1 ? r : 1, lda = n > 1 ? n : 1;
+    static const double one_z[2] = {1, 0};
+    static const float one_c[2] = {1, 0};
     if (j->A->dtype == LM_FLOAT64)
         scipy_cblas_dtrsm(COL_MAJOR, side, uplo, NO_TRANS, diag, r, c, 1.0, (double *)a, lda, (double *)x, ldb);
-    else
+    else if (j->A->dtype == LM_FLOAT32)
         scipy_cblas_strsm(COL_MAJOR, side, uplo, NO_TRANS, diag, r, c, 1.0f, (float *)a, lda, (float *)x, ldb);
+    else if (j->A->dtype == LM_COMPLEX128)
+        scipy_cblas_ztrsm(COL_MAJOR, side, uplo, NO_TRANS, diag, r, c, one_z, a, lda, x, ldb);
+    else
+        scipy_cblas_ctrsm(COL_MAJOR, side, uplo, NO_TRANS, diag, r, c, one_c, a, lda, x, ldb);
 #endif
     lm_la_store(j->L, b, rows, cols, x, rows);
 }
 
-/* serves: floating */
+/* serves: floating_and_complex */
 lm_tensor *lm_cpu__linalg_solve_triangular(lm_tensor *A, lm_tensor *B, bool upper, bool left, bool unitriangular) {
     if (lm_la_check_square(A, "A")) return NULL;
     int64_t n = A->shape[A->ndim - 1];

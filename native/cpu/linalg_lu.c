@@ -3,34 +3,40 @@
  * the Python side raises linalg.LinAlgError with PyTorch's message, or hands info back
  * (the *_ex variants). */
 #include <math.h>
+#include "complex_types.h"
 #include "lapack.h"
 #include "linalg_small.h"
 #include "loom_ops.h"
 
 static void getrf(int dt, int m, int n, void *a, int *ipiv, int *info) {
     int lda = m > 1 ? m : 1;
-    if (m == n && n <= LM_LA_SMALL) {
+    if (m == n && n <= LM_LA_SMALL && !lm_is_complex(dt)) {
         *info = dt == LM_FLOAT64 ? lm_small_getrf_d(n, a, ipiv) : lm_small_getrf_s(n, a, ipiv);
         return;
     }
 #ifdef LM_HAVE_BLAS
     if (dt == LM_FLOAT64) scipy_dgetrf_(&m, &n, a, &lda, ipiv, info);
-    else scipy_sgetrf_(&m, &n, a, &lda, ipiv, info);
+    else if (dt == LM_FLOAT32) scipy_sgetrf_(&m, &n, a, &lda, ipiv, info);
+    else if (dt == LM_COMPLEX128) scipy_zgetrf_(&m, &n, a, &lda, ipiv, info);
+    else scipy_cgetrf_(&m, &n, a, &lda, ipiv, info);
 #else
     (void)dt, (void)a, (void)ipiv, *info = -lda;   /* unreachable: lm_la_available refused */
 #endif
 }
 
+/* trans: A^H X = B (A^T for real A, the adjoint PyTorch's lu_solve means) */
 static void getrs(int dt, bool trans, int n, int k, const void *a, const int *ipiv, void *b) {
     int ld = n > 1 ? n : 1, info;
-    if (n <= LM_LA_SMALL) {
+    if (n <= LM_LA_SMALL && !lm_is_complex(dt)) {
         if (dt == LM_FLOAT64) lm_small_getrs_d(trans, n, k, a, ipiv, b);
         else lm_small_getrs_s(trans, n, k, a, ipiv, b);
         return;
     }
 #ifdef LM_HAVE_BLAS
     if (dt == LM_FLOAT64) scipy_dgetrs_(trans ? "T" : "N", &n, &k, a, &ld, ipiv, b, &ld, &info, 1);
-    else scipy_sgetrs_(trans ? "T" : "N", &n, &k, a, &ld, ipiv, b, &ld, &info, 1);
+    else if (dt == LM_FLOAT32) scipy_sgetrs_(trans ? "T" : "N", &n, &k, a, &ld, ipiv, b, &ld, &info, 1);
+    else if (dt == LM_COMPLEX128) scipy_zgetrs_(trans ? "C" : "N", &n, &k, a, &ld, ipiv, b, &ld, &info, 1);
+    else scipy_cgetrs_(trans ? "C" : "N", &n, &k, a, &ld, ipiv, b, &ld, &info, 1);
 #else
     (void)dt, (void)trans, (void)k, (void)a, (void)ipiv, (void)b, (void)info, (void)ld;
 #endif
@@ -43,13 +49,25 @@ typedef struct {
     bool trans;
 } lu_job;
 
-static double diag_at(int dt, const char *a, int64_t i, int64_t ld) {
-    return dt == LM_FLOAT64 ? ((const double *)a)[i * ld + i] : ((const float *)a)[i * ld + i];
+/* u_ii of a column-major matrix, complex or real (imaginary part 0) */
+static lm_complex128 diag_at(int dt, const char *a, int64_t i, int64_t ld) {
+    int64_t k = i * ld + i;
+    switch (dt) {
+    case LM_FLOAT64: return ((const double *)a)[k];
+    case LM_FLOAT32: return ((const float *)a)[k];
+    case LM_COMPLEX128: return ((const lm_complex128 *)a)[k];
+    default: return ((const lm_complex64 *)a)[k];
+    }
 }
 
-static void put(lm_tensor *t, int64_t b, double v) {
-    if (t->dtype == LM_FLOAT64) ((double *)lm_bytes(t))[b] = v;
-    else ((float *)lm_bytes(t))[b] = (float)v;
+/* element b of t, from a complex value (its real part for a real t) */
+static void put(lm_tensor *t, int64_t b, lm_complex128 v) {
+    switch (t->dtype) {
+    case LM_FLOAT64: ((double *)lm_bytes(t))[b] = creal(v); break;
+    case LM_FLOAT32: ((float *)lm_bytes(t))[b] = (float)creal(v); break;
+    case LM_COMPLEX128: ((lm_complex128 *)lm_bytes(t))[b] = v; break;
+    default: ((lm_complex64 *)lm_bytes(t))[b] = (lm_complex64)v; break;
+    }
 }
 
 /* getrf of batch element b into its scratch; the pivots follow the matrix there. */
@@ -90,29 +108,28 @@ static void inv_one(void *ctx, int64_t b) {
     int *ipiv;
     if (factor(j, b, &a, &ipiv) != 0) return;
     char *e = (char *)(ipiv + j->n);
-    size_t es = lm_itemsize(j->A->dtype);
-    memset(e, 0, es * j->n * j->n);
-    for (int64_t i = 0; i < j->n; i++) {
-        if (j->A->dtype == LM_FLOAT64) ((double *)e)[i * j->n + i] = 1;
-        else ((float *)e)[i * j->n + i] = 1;
-    }
+    lm_la_eye(j->A->dtype, e, j->n);
     getrs(j->A->dtype, false, (int)j->n, (int)j->n, a, ipiv, e);
     lm_la_store(j->X, b, j->n, j->n, e, j->n);
 }
 
-/* det = sign(permutation) * prod(diag(U)); slogdet sums log|u_ii| so it cannot overflow. */
+/* det = sign(permutation) * prod(diag(U)); slogdet sums log|u_ii| so it cannot overflow, and
+ * multiplies the phases u_ii / |u_ii| for the sign (+-1 for real A, on the unit circle for complex
+ * A, 0 for singular A as PyTorch's). */
 static void det_one(void *ctx, int64_t b) {
     lu_job *j = ctx;
     char *a;
     int *ipiv;
     factor(j, b, &a, &ipiv);
-    double perm = 1, sign = 1, logabs = 0, det = 1;
+    double perm = 1, logabs = 0;
+    lm_complex128 det = 1, sign = 1;
     for (int64_t i = 0; i < j->n; i++) {
-        double u = diag_at(j->A->dtype, a, i, j->n);
+        lm_complex128 u = diag_at(j->A->dtype, a, i, j->n);
+        double au = cabs(u);
         if (ipiv[i] != i + 1) perm = -perm;
         det *= u;
-        sign *= u < 0 ? -1 : u > 0 ? 1 : 0;
-        logabs += log(fabs(u));
+        sign = au > 0 ? sign * (u / au) : 0;
+        logabs += log(au);
     }
     if (j->det) put(j->det, b, perm * det);
     if (j->sign) put(j->sign, b, perm * sign);
@@ -169,7 +186,7 @@ static int finish(lu_job *j, int ok, lm_tensor **out, int nout, lm_tensor **res)
     return -1;
 }
 
-/* serves: floating */
+/* serves: floating_and_complex */
 int lm_cpu__linalg_lu_factor_ex(lm_tensor *A, lm_tensor **out) {
     if (A->ndim < 2) return lm_set_error(LM_ERR_RUNTIME, "A must have at least 2 dimensions.");
     if (lm_la_available(A)) return -1;
@@ -182,7 +199,7 @@ int lm_cpu__linalg_lu_factor_ex(lm_tensor *A, lm_tensor **out) {
     return finish(&j, j.X && j.P && j.info && !run(&j, lu_factor_one, lm_la_batch(A), 0), out, 3, res);
 }
 
-/* serves: floating */
+/* serves: floating_and_complex */
 int lm_cpu__linalg_solve_ex(lm_tensor *A, lm_tensor *B, lm_tensor **out) {
     if (lm_la_check_square(A, "A")) return -1;
     if (B->ndim < 2 || B->shape[B->ndim - 2] != A->shape[A->ndim - 1])
@@ -199,7 +216,7 @@ int lm_cpu__linalg_solve_ex(lm_tensor *A, lm_tensor *B, lm_tensor **out) {
     return finish(&j, j.X && j.info && !run(&j, solve_one, lm_la_batch(A), j.n * j.k), out, 2, res);
 }
 
-/* serves: floating */
+/* serves: floating_and_complex */
 int lm_cpu__linalg_inv_ex(lm_tensor *A, lm_tensor **out) {
     if (lm_la_check_square(A, "A")) return -1;
     lu_job j = {.A = A, .m = A->shape[A->ndim - 1], .n = A->shape[A->ndim - 1]};
@@ -210,7 +227,7 @@ int lm_cpu__linalg_inv_ex(lm_tensor *A, lm_tensor **out) {
     return finish(&j, j.X && j.info && !run(&j, inv_one, lm_la_batch(A), j.n * j.n), out, 2, res);
 }
 
-/* serves: floating */
+/* serves: floating_and_complex */
 lm_tensor *lm_cpu__linalg_det(lm_tensor *A) {
     if (lm_la_check_square(A, "A")) return NULL;
     lu_job j = {.A = A, .m = A->shape[A->ndim - 1], .n = A->shape[A->ndim - 1]};
@@ -222,19 +239,19 @@ lm_tensor *lm_cpu__linalg_det(lm_tensor *A) {
     return j.det;
 }
 
-/* serves: floating */
+/* serves: floating_and_complex */
 int lm_cpu__linalg_logabsdet(lm_tensor *A, lm_tensor **out) {
     if (lm_la_check_square(A, "A")) return -1;
     lu_job j = {.A = A, .m = A->shape[A->ndim - 1], .n = A->shape[A->ndim - 1]};
     j.sign = lm_la_new(A, A->dtype, 0, NULL);
-    j.logabs = lm_la_new(A, A->dtype, 0, NULL);
+    j.logabs = lm_la_new(A, lm_la_real(A->dtype), 0, NULL);
     lm_tensor *res[] = {j.logabs, j.sign};
     return finish(&j, j.sign && j.logabs && !run(&j, det_one, lm_la_batch(A), 0), out, 2, res);
 }
 
-/* serves: all (checks itself: LU and B floating, pivots int32) */
+/* serves: all_and_complex (checks itself: LU and B floating or complex, pivots int32) */
 lm_tensor *lm_cpu__linalg_lu_solve(lm_tensor *LU, lm_tensor *pivots, lm_tensor *B, bool adjoint) {
-    if (!lm_is_floating(LU->dtype))
+    if (!lm_is_floating(LU->dtype) && !lm_is_complex(LU->dtype))
         return lm_set_error(LM_ERR_TYPE, "linalg.lu_solve: not implemented for dtype %s", lm_dtype_name(LU->dtype)), NULL;
     if (lm_la_check_square(LU, "linalg.lu_solve: LU")) return NULL;
     int64_t n = LU->shape[LU->ndim - 1];

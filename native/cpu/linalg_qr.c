@@ -1,4 +1,5 @@
-/* QR (LAPACK geqrf, then orgqr to form Q) and householder_product (orgqr on its own). */
+/* QR (LAPACK geqrf, then orgqr to form Q) and householder_product (orgqr on its own); complex
+ * matrices through cgeqrf/zgeqrf and cungqr/zungqr (R's diagonal is real, as LAPACK's). */
 #include "lapack.h"
 #include "loom_ops.h"
 
@@ -13,7 +14,9 @@ static void geqrf(int dt, int m, int n, void *a, void *tau, void *work, int lwor
     int lda = m > 1 ? m : 1, info;
 #ifdef LM_HAVE_BLAS
     if (dt == LM_FLOAT64) scipy_dgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
-    else scipy_sgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
+    else if (dt == LM_FLOAT32) scipy_sgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
+    else if (dt == LM_COMPLEX128) scipy_zgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
+    else scipy_cgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
 #else
     (void)dt, (void)m, (void)n, (void)lda, (void)a, (void)tau, (void)work, (void)lwork, (void)info;
 #endif
@@ -23,7 +26,9 @@ static void orgqr(int dt, int m, int n, int k, void *a, const void *tau, void *w
     int lda = m > 1 ? m : 1, info;
 #ifdef LM_HAVE_BLAS
     if (dt == LM_FLOAT64) scipy_dorgqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
-    else scipy_sorgqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
+    else if (dt == LM_FLOAT32) scipy_sorgqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
+    else if (dt == LM_COMPLEX128) scipy_zungqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
+    else scipy_cungqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
 #else
     (void)dt, (void)n, (void)k, (void)lda, (void)a, (void)tau, (void)work, (void)lwork, (void)info;
 #endif
@@ -51,16 +56,15 @@ static void qr_one(void *ctx, int64_t b) {
     char *r = lm_bytes(j->R) + b * j->rrows * j->n * es;
     for (int64_t i = 0; i < j->rrows; i++)
         for (int64_t c = 0; c < j->n; c++) {
-            double v = i <= c && i < j->m ? (dt == LM_FLOAT64 ? ((double *)a)[c * j->m + i] : ((float *)a)[c * j->m + i]) : 0;
-            if (dt == LM_FLOAT64) ((double *)r)[i * j->n + c] = v;
-            else ((float *)r)[i * j->n + c] = (float)v;
+            if (i <= c && i < j->m) memcpy(r + (i * j->n + c) * es, a + (c * j->m + i) * es, es);
+            else memset(r + (i * j->n + c) * es, 0, es);
         }
     if (!j->compute_q) return;
     orgqr(dt, (int)j->m, (int)j->qcols, (int)j->k, a, tau, work, (int)lw);
     lm_la_store(j->Q, b, j->m, j->qcols, a, j->m);
 }
 
-/* serves: floating */
+/* serves: floating_and_complex */
 int lm_cpu__linalg_qr(lm_tensor *A, bool complete, bool compute_q, lm_tensor **out) {
     if (A->ndim < 2) return lm_set_error(LM_ERR_RUNTIME, "The input tensor A must have at least 2 dimensions.");
     if (lm_la_available(A)) return -1;
@@ -89,15 +93,12 @@ static void householder_one(void *ctx, int64_t b) {
     char *a = j->ws + b * j->per, *tau = a + j->m * j->n * es, *work = tau + j->k * es;
     lm_la_load(j->A, j->A->ndim - 2, b, a, j->m);
     int64_t off = lm_la_offset(j->tau, j->tau->ndim - 1, b), ts = j->tau->strides[j->tau->ndim - 1];
-    for (int64_t i = 0; i < j->k; i++) {
-        if (dt == LM_FLOAT64) ((double *)tau)[i] = ((const double *)j->tau->storage->data)[off + i * ts];
-        else ((float *)tau)[i] = ((const float *)j->tau->storage->data)[off + i * ts];
-    }
+    for (int64_t i = 0; i < j->k; i++) memcpy(tau + i * es, (const char *)j->tau->storage->data + (off + i * ts) * (int64_t)es, es);
     orgqr(dt, (int)j->m, (int)j->n, (int)j->k, a, tau, work, (int)lw);
     lm_la_store(j->Q, b, j->m, j->n, a, j->m);
 }
 
-/* serves: floating */
+/* serves: floating_and_complex */
 lm_tensor *lm_cpu_linalg_householder_product(lm_tensor *A, lm_tensor *tau) {
     if (A->ndim < 2) return lm_set_error(LM_ERR_RUNTIME, "input must have at least 2 dimensions."), NULL;
     if (tau->ndim != A->ndim - 1)

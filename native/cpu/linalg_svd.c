@@ -1,12 +1,13 @@
-/* Singular value decomposition (LAPACK gesdd, divide and conquer). Non-convergence is
- * reported through info; linalg.svd raises LinAlgError from it on the Python side. */
+/* Singular value decomposition (LAPACK gesdd, divide and conquer): the singular values are real
+ * (float32 for complex64), U and Vh of A's dtype. Non-convergence is reported through info;
+ * linalg.svd raises LinAlgError from it on the Python side. */
 #include "lapack.h"
 #include "loom_ops.h"
 
 typedef struct {
     lm_tensor *A, *U, *S, *Vh, *info;
     char *ws;
-    int64_t m, n, k, ucols, vrows, per, lwork;
+    int64_t m, n, k, ucols, vrows, per, lwork, lrwork;
     bool compute_uv, full;
 } svd_job;
 
@@ -14,10 +15,11 @@ static void svd_one(void *ctx, int64_t b) {
     svd_job *j = ctx;
     int dt = j->A->dtype, m = (int)j->m, n = (int)j->n, info = 0;
     int lda = m > 1 ? m : 1, ldu = lda, ldvt = j->vrows > 1 ? (int)j->vrows : 1, lw = (int)j->lwork;
-    size_t es = lm_itemsize(dt);
-    char *a = j->ws + b * j->per, *s = a + j->m * j->n * es, *u = s + j->k * es, *vt = u + j->m * j->ucols * es;
-    char *work = vt + j->vrows * j->n * es;
-    int *iwork = (int *)(work + j->lwork * es);
+    size_t es = lm_itemsize(dt), rs = lm_itemsize(lm_la_real(dt));
+    char *a = j->ws + b * j->per, *u = a + j->m * j->n * es, *vt = u + j->m * j->ucols * es;
+    char *work = vt + j->vrows * j->n * es, *s = work + j->lwork * es, *rwork = s + j->k * rs;
+    int *iwork = (int *)(rwork + j->lrwork * rs);
+    int lrw = (int)j->lrwork;
     const char *jobz = !j->compute_uv ? "N" : j->full ? "A" : "S";
     lm_la_load(j->A, j->A->ndim - 2, b, a, j->m);
     if (j->k == 0) {   /* LAPACK wants no empty matrices; the full factors are identities */
@@ -27,21 +29,27 @@ static void svd_one(void *ctx, int64_t b) {
         if (dt == LM_FLOAT64)
             scipy_dgesdd_(jobz, &m, &n, (double *)a, &lda, (double *)s, (double *)u, &ldu, (double *)vt, &ldvt,
                           (double *)work, &lw, iwork, &info, 1);
-        else
+        else if (dt == LM_FLOAT32)
             scipy_sgesdd_(jobz, &m, &n, (float *)a, &lda, (float *)s, (float *)u, &ldu, (float *)vt, &ldvt,
                           (float *)work, &lw, iwork, &info, 1);
+        else if (dt == LM_COMPLEX128)
+            scipy_zgesdd_(jobz, &m, &n, a, &lda, (double *)s, u, &ldu, vt, &ldvt, work, &lw, (double *)rwork, iwork,
+                          &info, 1);
+        else
+            scipy_cgesdd_(jobz, &m, &n, a, &lda, (float *)s, u, &ldu, vt, &ldvt, work, &lw, (float *)rwork, iwork,
+                          &info, 1);
 #else
-        (void)jobz, (void)ldu, (void)ldvt, (void)lw, (void)iwork, (void)lda, (void)m, (void)n;
+        (void)jobz, (void)ldu, (void)ldvt, (void)lw, (void)iwork, (void)lda, (void)m, (void)n, (void)lrw;
 #endif
     }
     ((int32_t *)lm_bytes(j->info))[b] = info;
-    memcpy(lm_bytes(j->S) + b * j->k * es, s, j->k * es);
+    memcpy(lm_bytes(j->S) + b * j->k * rs, s, j->k * rs);
     if (!j->compute_uv) return;
     lm_la_store(j->U, b, j->m, j->ucols, u, j->m);
     lm_la_store(j->Vh, b, j->vrows, j->n, vt, j->vrows);
 }
 
-/* serves: floating */
+/* serves: floating_and_complex */
 int lm_cpu__linalg_svd(lm_tensor *A, bool full_matrices, bool compute_uv, lm_tensor **out) {
     if (A->ndim < 2) return lm_set_error(LM_ERR_RUNTIME, "The input tensor A must have at least 2 dimensions.");
     if (lm_la_available(A)) return -1;
@@ -52,11 +60,15 @@ int lm_cpu__linalg_svd(lm_tensor *A, bool full_matrices, bool compute_uv, lm_ten
     j.ucols = compute_uv ? (full_matrices ? j.m : j.k) : 0;
     j.vrows = compute_uv ? (full_matrices ? j.n : j.k) : 0;
     /* gesdd's documented minimum for either job, and room to block */
+    /* (covers the complex gesdd's 2 mn^2 + 2 mn + mx too) */
     j.lwork = 3 * mn + (mx > 5 * mn * mn + 4 * mn ? mx : 5 * mn * mn + 4 * mn) + 64 * (j.m + j.n) + 1;
-    size_t es = lm_itemsize(A->dtype);
-    j.per = (int64_t)(es * (j.m * j.n + j.k + j.m * j.ucols + j.vrows * j.n + j.lwork) + sizeof(int) * 8 * (mn + 1) + 16)
-            & ~(int64_t)15;
-    j.S = lm_la_new(A, A->dtype, 1, &j.k);
+    /* the complex gesdd's real workspace: 7 mn without vectors (older LAPACKs), more with them */
+    int64_t r1 = 5 * mn + 7, r2 = 2 * mx + 2 * mn + 1;
+    j.lrwork = lm_is_complex(A->dtype) ? (7 * mn > mn * (r1 > r2 ? r1 : r2) ? 7 * mn : mn * (r1 > r2 ? r1 : r2)) + 1 : 0;
+    size_t es = lm_itemsize(A->dtype), rs = lm_itemsize(lm_la_real(A->dtype));
+    j.per = (int64_t)(es * (j.m * j.n + j.m * j.ucols + j.vrows * j.n + j.lwork) + rs * (j.k + j.lrwork) +
+                      sizeof(int) * 8 * (mn + 1) + 16 + 15) & ~(int64_t)15;
+    j.S = lm_la_new(A, lm_la_real(A->dtype), 1, &j.k);
     j.U = lm_la_new(A, A->dtype, 2, (int64_t[]){compute_uv ? j.m : 0, j.ucols});
     j.Vh = lm_la_new(A, A->dtype, 2, (int64_t[]){j.vrows, compute_uv ? j.n : 0});
     j.info = lm_la_new(A, LM_INT32, 0, NULL);
