@@ -239,6 +239,12 @@ def test_small_and_lapack_paths_agree_with_torch(n):
     for adjoint in (False, True):
         np.testing.assert_allclose(LA.lu_solve(LU, piv, t(B), adjoint=adjoint).numpy(),
                                    torch.linalg.lu_solve(tLU, tpiv, TB, adjoint=adjoint).numpy(), rtol=1e-9, atol=1e-12)
+    for M in (A, A[:, :, : (n + 1) // 2], A[:, : (n + 1) // 2, :]):   # square, tall, wide
+        for mode in ("reduced", "complete"):
+            Q, R = LA.qr(t(M), mode=mode)
+            tQ, tR = torch.linalg.qr(torch.tensor(M), mode=mode)
+            np.testing.assert_allclose(Q.numpy(), tQ.numpy(), rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(R.numpy(), tR.numpy(), rtol=1e-9, atol=1e-12)
     sing = A.copy()
     sing[1, :, -1] = 0
     np.testing.assert_array_equal(LA.inv_ex(t(sing)).info.numpy(), torch.linalg.inv_ex(torch.tensor(sing)).info.numpy())
@@ -246,6 +252,24 @@ def test_small_and_lapack_paths_agree_with_torch(n):
     bad[2, -1, -1] = -1e3
     np.testing.assert_array_equal(LA.cholesky_ex(t(bad)).info.numpy(),
                                   torch.linalg.cholesky_ex(torch.tensor(bad)).info.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_small_qr_edge_cases_match_torch(dtype):
+    # zero columns (no reflector), a column already reduced, and scales whose plain sums of squares
+    # would under/overflow (loom's loops hand those to LAPACK's scaled norms)
+    tiny, huge = (1e-30, 1e30) if dtype == "float32" else (1e-200, 1e200)
+    base = rng.standard_normal((5, 4))
+    cases = [np.zeros((5, 4)), np.triu(base), base * tiny, base * huge, np.c_[base[:, :1], np.zeros((5, 1)), base[:, 2:]],
+             np.eye(5, 4) * -2.0]
+    for M in cases:
+        M = M.astype(dtype)
+        Q, R = LA.qr(t(M))
+        tQ, tR = torch.linalg.qr(torch.tensor(M))
+        scale = max(np.abs(M).max(), np.finfo(dtype).tiny)
+        tol = 1e-5 if dtype == "float32" else 1e-12
+        np.testing.assert_allclose(Q.numpy(), tQ.numpy(), atol=tol)
+        np.testing.assert_allclose(R.numpy() / scale, tR.numpy() / scale, atol=tol)
 
 
 def test_torch_namespace_aliases():

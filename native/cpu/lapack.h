@@ -49,6 +49,14 @@ void scipy_sgesdd_(const char *jobz, const int *m, const int *n, float *a, const
 void scipy_dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s, double *u,
                    const int *ldu, double *vt, const int *ldvt, double *work, const int *lwork, int *iwork,
                    int *info, lm_flen);
+void scipy_ssyev_(const char *jobz, const char *uplo, const int *n, float *a, const int *lda, float *w, float *work,
+                  const int *lwork, int *info, lm_flen, lm_flen);
+void scipy_dsyev_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w, double *work,
+                  const int *lwork, int *info, lm_flen, lm_flen);
+void scipy_cheev_(const char *jobz, const char *uplo, const int *n, void *a, const int *lda, float *w, void *work,
+                  const int *lwork, float *rwork, int *info, lm_flen, lm_flen);
+void scipy_zheev_(const char *jobz, const char *uplo, const int *n, void *a, const int *lda, double *w, void *work,
+                  const int *lwork, double *rwork, int *info, lm_flen, lm_flen);
 /* complex (c: complex64, z: complex128): pointers to interleaved (re, im) pairs */
 void scipy_cgetrf_(const int *m, const int *n, void *a, const int *lda, int *ipiv, int *info);
 void scipy_zgetrf_(const int *m, const int *n, void *a, const int *lda, int *ipiv, int *info);
@@ -153,12 +161,27 @@ static inline int64_t lm_la_offset(const lm_tensor *a, int lead, int64_t b) {
     return off;
 }
 
+/* The copies between a tensor's (row-major) matrices and LAPACK's column-major ones transpose:
+ * in tiles of LM_LA_TILE x LM_LA_TILE, so that each cache line read (or written) across the
+ * rows is used whole while it is cached, not once per column (a 512x512 float64 load took
+ * four times as long column by column). */
+#define LM_LA_TILE 16
 #define LM_LA_LOAD(T)                                                                          \
     do {                                                                                       \
         const T *p = (const T *)a->storage->data + off;                                        \
         T *o = buf;                                                                            \
-        for (int64_t j = 0; j < cols; j++)                                                     \
-            for (int64_t i = 0; i < rows; i++) o[j * ld + i] = p[i * rs + j * cs];             \
+        if (rows <= LM_LA_TILE && cols <= LM_LA_TILE) {                                        \
+            for (int64_t j = 0; j < cols; j++)                                                 \
+                for (int64_t i = 0; i < rows; i++) o[j * ld + i] = p[i * rs + j * cs];         \
+            break;                                                                             \
+        }                                                                                      \
+        for (int64_t j0 = 0; j0 < cols; j0 += LM_LA_TILE)                                      \
+            for (int64_t i0 = 0; i0 < rows; i0 += LM_LA_TILE) {                                \
+                int64_t j1 = j0 + LM_LA_TILE < cols ? j0 + LM_LA_TILE : cols;                  \
+                int64_t i1 = i0 + LM_LA_TILE < rows ? i0 + LM_LA_TILE : rows;                  \
+                for (int64_t j = j0; j < j1; j++)                                              \
+                    for (int64_t i = i0; i < i1; i++) o[j * ld + i] = p[i * rs + j * cs];      \
+            }                                                                                  \
     } while (0)
 
 /* Copies matrix b of a (rows x cols at dims lead, lead+1) into column-major buf (leading dim ld). */
@@ -172,12 +195,41 @@ static inline void lm_la_load(const lm_tensor *a, int lead, int64_t b, void *buf
     }
 }
 
+#define LM_LA_LOAD_ROWS(T)                                                                     \
+    do {                                                                                       \
+        const T *p = (const T *)a->storage->data + off;                                        \
+        T *o = buf;                                                                            \
+        for (int64_t i = 0; i < rows; i++)                                                     \
+            for (int64_t j = 0; j < cols; j++) o[i * cols + j] = p[i * rs + j * cs];           \
+    } while (0)
+
+/* Copies matrix b of a into row-major buf (rows x cols, contiguous): no transposition. */
+static inline void lm_la_load_rows(const lm_tensor *a, int lead, int64_t b, void *buf) {
+    int64_t rows = a->shape[lead], cols = a->shape[lead + 1], rs = a->strides[lead], cs = a->strides[lead + 1];
+    int64_t off = lm_la_offset(a, lead, b);
+    switch (lm_itemsize(a->dtype)) {
+    case 16: LM_LA_LOAD_ROWS(lm_la_e16); break;
+    case 8: LM_LA_LOAD_ROWS(uint64_t); break;
+    default: LM_LA_LOAD_ROWS(uint32_t); break;
+    }
+}
+
 #define LM_LA_STORE(T)                                                                         \
     do {                                                                                       \
         T *p = (T *)lm_bytes(out) + b * rows * cols;                                           \
         const T *s = buf;                                                                      \
-        for (int64_t i = 0; i < rows; i++)                                                     \
-            for (int64_t j = 0; j < cols; j++) p[i * cols + j] = s[j * ld + i];                \
+        if (rows <= LM_LA_TILE && cols <= LM_LA_TILE) {                                        \
+            for (int64_t i = 0; i < rows; i++)                                                 \
+                for (int64_t j = 0; j < cols; j++) p[i * cols + j] = s[j * ld + i];            \
+            break;                                                                             \
+        }                                                                                      \
+        for (int64_t i0 = 0; i0 < rows; i0 += LM_LA_TILE)                                      \
+            for (int64_t j0 = 0; j0 < cols; j0 += LM_LA_TILE) {                                \
+                int64_t j1 = j0 + LM_LA_TILE < cols ? j0 + LM_LA_TILE : cols;                  \
+                int64_t i1 = i0 + LM_LA_TILE < rows ? i0 + LM_LA_TILE : rows;                  \
+                for (int64_t i = i0; i < i1; i++)                                              \
+                    for (int64_t j = j0; j < j1; j++) p[i * cols + j] = s[j * ld + i];         \
+            }                                                                                  \
     } while (0)
 
 /* Copies column-major buf (rows x cols, leading dim ld) into matrix b of the contiguous tensor out. */
@@ -209,14 +261,39 @@ static inline int lm_la_check_square(const lm_tensor *a, const char *arg) {
 }
 
 /* Runs fn(ctx, b) for every batch element with the GIL released. Small matrices are split
- * over OpenMP threads, each LAPACK call on one thread; large ones go one at a time with
- * OpenBLAS's threads inside. */
+ * over loom's OpenMP threads, each LAPACK call on one thread; large ones go one at a time with
+ * OpenBLAS's threads inside. The scratch a kernel needs is per thread, not per batch element
+ * (lm_la_slots of them, fn takes lm_la_slot()'s): a batch of small matrices then works in a few
+ * cache-resident blocks instead of touching fresh pages for every matrix. */
 typedef void (*lm_la_fn)(void *ctx, int64_t b);
+
+static inline int lm_la_slots(int64_t batch, int64_t n) {
+#ifdef _OPENMP
+    if (n <= 64 && batch >= 4) {
+        int nt = lm_get_num_threads();
+        return nt < batch ? nt : (int)batch;
+    }
+#else
+    (void)batch, (void)n;
+#endif
+    return 1;
+}
+
+/* The scratch slot of the calling thread inside lm_la_for. */
+static inline int lm_la_slot(void) {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
 static inline void lm_la_for(int64_t batch, int64_t n, lm_la_fn fn, void *ctx) {
     void *gil = batch * n * n * n > (1 << 15) ? lm_gil_release() : NULL;
-    if (n <= 64 && batch >= 4) {
+    int slots = lm_la_slots(batch, n);
+    if (slots > 1) {
         int tok = lm_gemm_serial_begin();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(slots)
         for (int64_t b = 0; b < batch; b++) fn(ctx, b);
         lm_gemm_serial_end(tok);
     } else {

@@ -15,7 +15,7 @@ typedef struct {
 static void chol_one(void *ctx, int64_t b) {
     chol_job *j = ctx;
     int n = (int)j->n, ld = n > 1 ? n : 1, info = 0;
-    char *a = j->ws + b * j->n * j->n * lm_itemsize(j->A->dtype);
+    char *a = j->ws + lm_la_slot() * j->n * j->n * lm_itemsize(j->A->dtype);
     lm_la_load(j->A, j->A->ndim - 2, b, a, j->n);
     int dt = j->A->dtype;
     if (n <= LM_LA_SMALL && !lm_is_complex(dt))
@@ -46,7 +46,7 @@ int lm_cpu__linalg_cholesky_ex(lm_tensor *A, bool upper, lm_tensor **out) {
     int64_t batch = lm_la_batch(A);
     j.L = lm_la_new(A, A->dtype, 2, (int64_t[]){j.n, j.n});
     j.info = lm_la_new(A, LM_INT32, 0, NULL);
-    j.ws = j.L && j.info ? lm_la_scratch(batch * j.n * j.n * lm_itemsize(A->dtype)) : NULL;
+    j.ws = j.L && j.info ? lm_la_scratch(lm_la_slots(batch, j.n) * j.n * j.n * lm_itemsize(A->dtype)) : NULL;
     if (!j.ws) {
         lm_release(j.L), lm_release(j.info);
         return -1;
@@ -61,7 +61,7 @@ static void trsm_one(void *ctx, int64_t b) {
     chol_job *j = ctx;
     size_t es = lm_itemsize(j->A->dtype);
     int64_t rows = j->B->shape[j->B->ndim - 2], cols = j->B->shape[j->B->ndim - 1];
-    char *a = j->ws + b * (j->n * j->n + rows * cols) * es, *x = a + j->n * j->n * es;
+    char *a = j->ws + lm_la_slot() * (j->n * j->n + rows * cols) * es, *x = a + j->n * j->n * es;
     lm_la_load(j->A, j->A->ndim - 2, b, a, j->n);
     lm_la_load(j->B, j->B->ndim - 2, b, x, rows);
 #ifdef LM_HAVE_BLAS
@@ -97,7 +97,7 @@ lm_tensor *lm_cpu__linalg_solve_triangular(lm_tensor *A, lm_tensor *B, bool uppe
     chol_job j = {.A = A, .B = B, .n = n, .upper = upper, .left = left, .unit = unitriangular};
     int64_t batch = lm_la_batch(A), rows = B->shape[B->ndim - 2], cols = B->shape[B->ndim - 1];
     j.L = lm_la_new(A, A->dtype, 2, (int64_t[]){rows, cols});
-    j.ws = j.L ? lm_la_scratch(batch * (n * n + rows * cols) * lm_itemsize(A->dtype)) : NULL;
+    j.ws = j.L ? lm_la_scratch(lm_la_slots(batch, n) * (n * n + rows * cols) * lm_itemsize(A->dtype)) : NULL;
     if (!j.ws) {
         lm_release(j.L);
         return NULL;

@@ -27,11 +27,6 @@ static void getrf(int dt, int m, int n, void *a, int *ipiv, int *info) {
 /* trans: A^H X = B (A^T for real A, the adjoint PyTorch's lu_solve means) */
 static void getrs(int dt, bool trans, int n, int k, const void *a, const int *ipiv, void *b) {
     int ld = n > 1 ? n : 1, info;
-    if (n <= LM_LA_SMALL && !lm_is_complex(dt)) {
-        if (dt == LM_FLOAT64) lm_small_getrs_d(trans, n, k, a, ipiv, b);
-        else lm_small_getrs_s(trans, n, k, a, ipiv, b);
-        return;
-    }
 #ifdef LM_HAVE_BLAS
     if (dt == LM_FLOAT64) scipy_dgetrs_(trans ? "T" : "N", &n, &k, a, &ld, ipiv, b, &ld, &info, 1);
     else if (dt == LM_FLOAT32) scipy_sgetrs_(trans ? "T" : "N", &n, &k, a, &ld, ipiv, b, &ld, &info, 1);
@@ -72,13 +67,37 @@ static void put(lm_tensor *t, int64_t b, lm_complex128 v) {
 
 /* getrf of batch element b into its scratch; the pivots follow the matrix there. */
 static int factor(lu_job *j, int64_t b, char **a, int **ipiv) {
-    *a = j->ws + b * j->per;
+    *a = j->ws + lm_la_slot() * j->per;
     *ipiv = (int *)(*a + j->m * j->n * lm_itemsize(j->A->dtype));
     lm_la_load(j->A, j->A->ndim - 2, b, *a, j->m);
     int info = 0;
     getrf(j->A->dtype, (int)j->m, (int)j->n, *a, *ipiv, &info);
     if (j->info) ((int32_t *)lm_bytes(j->info))[b] = info;
     return info;
+}
+
+/* X = A^-1 B (A^-H B when trans) into matrix b of j->X from A's factors; B is matrix b of rhs, or
+ * the identity when rhs is NULL. Small real matrices run loom's loops on a row-major copy of B
+ * (each step one short vector operation across B's columns), which is X's own layout; LAPACK's
+ * getrs works on a column-major copy. x: scratch for B. */
+static void solve_store(lu_job *j, int64_t b, const lm_tensor *rhs, bool trans, const void *a, const int *ipiv, char *x) {
+    int dt = j->A->dtype;
+    int64_t n = j->n, k = rhs ? rhs->shape[rhs->ndim - 1] : n;
+    size_t es = lm_itemsize(dt);
+    if (n <= LM_LA_SMALL && !lm_is_complex(dt)) {
+        if (rhs) lm_la_load_rows(rhs, rhs->ndim - 2, b, x);
+        else lm_la_eye(dt, x, n);
+        if (k == 1 && dt == LM_FLOAT64) lm_small_getrs_d(trans, (int)n, 1, a, ipiv, (double *)x);   /* a column */
+        else if (k == 1) lm_small_getrs_s(trans, (int)n, 1, a, ipiv, (float *)x);
+        else if (dt == LM_FLOAT64) lm_small_getrs_rows_d(trans, (int)n, (int)k, a, ipiv, (double *)x);
+        else lm_small_getrs_rows_s(trans, (int)n, (int)k, a, ipiv, (float *)x);
+        memcpy(lm_bytes(j->X) + b * n * k * es, x, (size_t)(n * k) * es);
+        return;
+    }
+    if (rhs) lm_la_load(rhs, rhs->ndim - 2, b, x, n);
+    else lm_la_eye(dt, x, n);
+    getrs(dt, trans, (int)n, (int)k, a, ipiv, x);
+    lm_la_store(j->X, b, n, k, x, n);
 }
 
 static void lu_factor_one(void *ctx, int64_t b) {
@@ -97,9 +116,7 @@ static void solve_one(void *ctx, int64_t b) {
     int *ipiv;
     if (factor(j, b, &a, &ipiv) != 0) return;   /* X stays as loaded: the caller raises or reports info */
     ipiv_b = (char *)(ipiv + j->n);
-    lm_la_load(j->B, j->B->ndim - 2, b, ipiv_b, j->n);
-    getrs(j->A->dtype, false, (int)j->n, (int)j->k, a, ipiv, ipiv_b);
-    lm_la_store(j->X, b, j->n, j->k, ipiv_b, j->n);
+    solve_store(j, b, j->B, false, a, ipiv, ipiv_b);
 }
 
 static void inv_one(void *ctx, int64_t b) {
@@ -107,10 +124,7 @@ static void inv_one(void *ctx, int64_t b) {
     char *a;
     int *ipiv;
     if (factor(j, b, &a, &ipiv) != 0) return;
-    char *e = (char *)(ipiv + j->n);
-    lm_la_eye(j->A->dtype, e, j->n);
-    getrs(j->A->dtype, false, (int)j->n, (int)j->n, a, ipiv, e);
-    lm_la_store(j->X, b, j->n, j->n, e, j->n);
+    solve_store(j, b, NULL, false, a, ipiv, (char *)(ipiv + j->n));
 }
 
 /* det = sign(permutation) * prod(diag(U)); slogdet sums log|u_ii| so it cannot overflow, and
@@ -138,15 +152,13 @@ static void det_one(void *ctx, int64_t b) {
 
 static void lu_solve_one(void *ctx, int64_t b) {
     lu_job *j = ctx;
-    char *a = j->ws + b * j->per;
+    char *a = j->ws + lm_la_slot() * j->per;
     int *ipiv = (int *)(a + j->n * j->n * lm_itemsize(j->A->dtype));
     char *x = (char *)(ipiv + j->n);
     lm_la_load(j->A, j->A->ndim - 2, b, a, j->n);
     const int32_t *p = (const int32_t *)j->P->storage->data + lm_la_offset(j->P, j->P->ndim - 1, b);
     for (int64_t i = 0; i < j->n; i++) ipiv[i] = p[i * j->P->strides[j->P->ndim - 1]];
-    lm_la_load(j->B, j->B->ndim - 2, b, x, j->n);
-    getrs(j->A->dtype, j->trans, (int)j->n, (int)j->k, a, ipiv, x);
-    lm_la_store(j->X, b, j->n, j->k, x, j->n);
+    solve_store(j, b, j->B, j->trans, a, ipiv, x);
 }
 
 /* Scratch for every batch element at once (the matrices, pivots and a right-hand side), so
@@ -155,7 +167,7 @@ static int job_scratch(lu_job *j, int64_t batch, int64_t rhs) {
     size_t es = lm_itemsize(j->A->dtype);
     j->per = (int64_t)(es * (j->m * j->n + rhs) + sizeof(int) * (j->n + 1));
     j->per = (j->per + 15) & ~(int64_t)15;
-    j->ws = lm_la_scratch((size_t)(batch * j->per));
+    j->ws = lm_la_scratch((size_t)(lm_la_slots(batch, j->n) * j->per));
     return j->ws ? 0 : -1;
 }
 

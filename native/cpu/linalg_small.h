@@ -1,5 +1,6 @@
-/* Unblocked LU (getf2), LU solve (getrs) and Cholesky (potf2) for matrices of at most
- * LM_LA_SMALL rows, column-major, with LAPACK's pivots and info codes. A batch of 8x8
+/* Unblocked LU (getf2), LU solve (getrs), Cholesky (potf2) and Householder QR (geqr2, org2r)
+ * for matrices of at most LM_LA_SMALL rows, column-major, with LAPACK's pivots, info codes
+ * and reflector convention. A batch of 8x8
  * matrices spends more in each LAPACK call's entry (argument checks, blocking and thread
  * decisions) than in the arithmetic, which these loops do in a few dozen nanoseconds. */
 #ifndef LM_LINALG_SMALL_H
@@ -75,6 +76,62 @@
         }                                                                                    \
     }                                                                                        \
                                                                                              \
+    /* solves A X = B (A^T X = B when trans) from getrf's factors, B row-major n x k: every step \
+     * is one short vector operation over B's columns (the k columns of an inverse at once) */  \
+    static inline void lm_small_getrs_rows_##SUF(bool trans, int n, int k, const T *a, const int *ipiv, T *x) { \
+        if (!trans) {                                                                        \
+            for (int i = 0; i < n; i++)                                                      \
+                if (ipiv[i] - 1 != i) {                                                      \
+                    T *r = x + (long)i * k, *q = x + (long)(ipiv[i] - 1) * k;                \
+                    for (int c = 0; c < k; c++) {                                            \
+                        T t = r[c];                                                          \
+                        r[c] = q[c], q[c] = t;                                               \
+                    }                                                                        \
+                }                                                                            \
+            for (int j = 0; j < n; j++) {            /* L y = b, unit diagonal */             \
+                const T *rj = x + (long)j * k;                                               \
+                for (int i = j + 1; i < n; i++) {                                            \
+                    T l = a[j * n + i], *ri = x + (long)i * k;                               \
+                    for (int c = 0; c < k; c++) ri[c] -= l * rj[c];                          \
+                }                                                                            \
+            }                                                                                \
+            for (int j = n - 1; j >= 0; j--) {       /* U x = y */                            \
+                T d = a[j * n + j], *rj = x + (long)j * k;                                   \
+                for (int c = 0; c < k; c++) rj[c] /= d;                                      \
+                for (int i = 0; i < j; i++) {                                                \
+                    T u = a[j * n + i], *ri = x + (long)i * k;                               \
+                    for (int c = 0; c < k; c++) ri[c] -= u * rj[c];                          \
+                }                                                                            \
+            }                                                                                \
+        } else {                                                                             \
+            for (int j = 0; j < n; j++) {            /* U^T y = b */                          \
+                T *rj = x + (long)j * k, d = a[j * n + j];                                   \
+                for (int i = 0; i < j; i++) {                                                \
+                    T u = a[j * n + i];                                                      \
+                    const T *ri = x + (long)i * k;                                           \
+                    for (int c = 0; c < k; c++) rj[c] -= u * ri[c];                          \
+                }                                                                            \
+                for (int c = 0; c < k; c++) rj[c] /= d;                                      \
+            }                                                                                \
+            for (int j = n - 1; j >= 0; j--) {       /* L^T z = y */                          \
+                T *rj = x + (long)j * k;                                                     \
+                for (int i = j + 1; i < n; i++) {                                            \
+                    T l = a[j * n + i];                                                      \
+                    const T *ri = x + (long)i * k;                                           \
+                    for (int c = 0; c < k; c++) rj[c] -= l * ri[c];                          \
+                }                                                                            \
+            }                                                                                \
+            for (int i = n - 1; i >= 0; i--)                                                 \
+                if (ipiv[i] - 1 != i) {                                                      \
+                    T *r = x + (long)i * k, *q = x + (long)(ipiv[i] - 1) * k;                \
+                    for (int c = 0; c < k; c++) {                                            \
+                        T t = r[c];                                                          \
+                        r[c] = q[c], q[c] = t;                                               \
+                    }                                                                        \
+                }                                                                            \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
     /* the lower Cholesky factor in place (upper triangle left as is); info as potrf's */    \
     static inline int lm_small_potrf_##SUF(int n, T *a) {                                    \
         for (int j = 0; j < n; j++) {                                                        \
@@ -93,6 +150,59 @@
             }                                                                                \
         }                                                                                    \
         return 0;                                                                            \
+    }                                                                                        \
+                                                                                             \
+    /* A = Q R in place (m x n, ld m) as LAPACK's geqr2: H_i = I - tau_i v v^T with v_i = 1,  \
+     * R_ii = -sign(alpha) ||x||. False, with a partly overwritten, for a column whose scale  \
+     * would under/overflow the plain sum of squares (LAPACK's scaled norms then take it). */ \
+    static inline bool lm_small_geqr2_##SUF(int m, int n, T *a, T *tau, T lo, T hi) {        \
+        int k = m < n ? m : n;                                                               \
+        for (int i = 0; i < k; i++) {                                                        \
+            T *x = a + i * m + i, amax = 0, ss = 0;                                          \
+            int len = m - i;                                                                 \
+            for (int r = 0; r < len; r++) amax = fabs(x[r]) > amax ? fabs(x[r]) : amax;      \
+            if (amax != 0 && !(amax > lo && amax < hi)) return false;                        \
+            for (int r = 1; r < len; r++) ss += x[r] * x[r];                                 \
+            if (ss == 0) {                                                                   \
+                tau[i] = 0;                                                                  \
+                continue;                                                                    \
+            }                                                                                \
+            T alpha = x[0], beta = -copysign(sqrt(alpha * alpha + ss), alpha);               \
+            T t = (beta - alpha) / beta, scal = 1 / (alpha - beta);                          \
+            tau[i] = t;                                                                      \
+            for (int r = 1; r < len; r++) x[r] *= scal;                                      \
+            x[0] = beta;                                                                     \
+            for (int c = i + 1; c < n; c++) {                                                \
+                T *y = a + c * m + i, d = y[0];                                              \
+                for (int r = 1; r < len; r++) d += x[r] * y[r];                              \
+                d *= t;                                                                      \
+                y[0] -= d;                                                                   \
+                for (int r = 1; r < len; r++) y[r] -= d * x[r];                             \
+            }                                                                                \
+        }                                                                                    \
+        return true;                                                                         \
+    }                                                                                        \
+                                                                                             \
+    /* The first `cols` columns of Q = H_0 ... H_{k-1} in place over geqr2's reflectors       \
+     * (LAPACK's org2r; a is m x cols, ld m, cols <= m). */                                  \
+    static inline void lm_small_org2r_##SUF(int m, int cols, int k, T *a, const T *tau) {    \
+        for (int c = k; c < cols; c++)                                                       \
+            for (int r = 0; r < m; r++) a[c * m + r] = r == c;                               \
+        for (int i = k - 1; i >= 0; i--) {                                                   \
+            T *v = a + i * m + i, t = tau[i];                                                \
+            int len = m - i;                                                                 \
+            if (t != 0)                                                                      \
+                for (int c = i + 1; c < cols; c++) {                                         \
+                    T *y = a + c * m + i, d = y[0];                                          \
+                    for (int r = 1; r < len; r++) d += v[r] * y[r];                          \
+                    d *= t;                                                                  \
+                    y[0] -= d;                                                               \
+                    for (int r = 1; r < len; r++) y[r] -= d * v[r];                          \
+                }                                                                            \
+            for (int r = 1; r < len; r++) v[r] *= -t;                                        \
+            v[0] = 1 - t;                                                                    \
+            for (int r = 0; r < i; r++) a[i * m + r] = 0;                                    \
+        }                                                                                    \
     }
 
 LM_DEFINE_SMALL(double, d)

@@ -16,7 +16,7 @@ static void svd_one(void *ctx, int64_t b) {
     int dt = j->A->dtype, m = (int)j->m, n = (int)j->n, info = 0;
     int lda = m > 1 ? m : 1, ldu = lda, ldvt = j->vrows > 1 ? (int)j->vrows : 1, lw = (int)j->lwork;
     size_t es = lm_itemsize(dt), rs = lm_itemsize(lm_la_real(dt));
-    char *a = j->ws + b * j->per, *u = a + j->m * j->n * es, *vt = u + j->m * j->ucols * es;
+    char *a = j->ws + lm_la_slot() * j->per, *u = a + j->m * j->n * es, *vt = u + j->m * j->ucols * es;
     char *work = vt + j->vrows * j->n * es, *s = work + j->lwork * es, *rwork = s + j->k * rs;
     int *iwork = (int *)(rwork + j->lrwork * rs);
     int lrw = (int)j->lrwork;
@@ -72,7 +72,7 @@ int lm_cpu__linalg_svd(lm_tensor *A, bool full_matrices, bool compute_uv, lm_ten
     j.U = lm_la_new(A, A->dtype, 2, (int64_t[]){compute_uv ? j.m : 0, j.ucols});
     j.Vh = lm_la_new(A, A->dtype, 2, (int64_t[]){j.vrows, compute_uv ? j.n : 0});
     j.info = lm_la_new(A, LM_INT32, 0, NULL);
-    j.ws = j.U && j.S && j.Vh && j.info ? lm_la_scratch((size_t)(batch * j.per)) : NULL;
+    j.ws = j.U && j.S && j.Vh && j.info ? lm_la_scratch((size_t)(lm_la_slots(batch, mx) * j.per)) : NULL;
     if (!j.ws) {
         lm_release(j.U), lm_release(j.S), lm_release(j.Vh), lm_release(j.info);
         return -1;
