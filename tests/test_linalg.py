@@ -272,6 +272,36 @@ def test_small_qr_edge_cases_match_torch(dtype):
         np.testing.assert_allclose(R.numpy() / scale, tR.numpy() / scale, atol=tol)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_small_svd_matches_torch(dtype):
+    # up to 16 columns (and rows >= columns) loom's one-sided Jacobi answers; rank-deficient, zero,
+    # badly scaled or non-finite matrices go to LAPACK: every kind must give torch's singular values
+    # and orthonormal factors that rebuild A
+    tol = 2e-5 if dtype == "float32" else 1e-12
+    cases = [rng.standard_normal(s) for s in ((1, 1), (3, 1), (2, 2), (8, 8), (16, 16), (16, 5), (12, 3), (5, 12),
+                                              (17, 17), (40, 6))]
+    Q1, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+    Q2, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+    cases += [Q1 @ np.diag([3, 3, 3, 1, 1e-3, 1e-9]) @ Q2,   # repeated and tiny singular values
+              rng.standard_normal((6, 2)) @ rng.standard_normal((2, 6)),   # rank 2
+              np.zeros((4, 4)), np.eye(5) * 1e-200 if dtype == "float64" else np.eye(5) * 1e-35,
+              rng.standard_normal((7, 7)) * 1e150 if dtype == "float64" else rng.standard_normal((7, 7)) * 1e20]
+    for M in cases:
+        M = M.astype(dtype)
+        scale = max(np.abs(M).max(), np.finfo(dtype).tiny)
+        for full in (False, True):
+            U, S, Vh = LA.svd(t(M), full_matrices=full)
+            tU, tS, tVh = torch.linalg.svd(torch.tensor(M), full_matrices=full)
+            assert U.shape == tuple(tU.shape) and Vh.shape == tuple(tVh.shape) and S.dtype.name == dtype
+            np.testing.assert_allclose(S.numpy() / scale, tS.numpy() / scale, atol=tol)
+            k = min(M.shape)
+            u, vh = U.numpy(), Vh.numpy()
+            np.testing.assert_allclose(u.T @ u, np.eye(u.shape[1]), atol=tol * 10)
+            np.testing.assert_allclose(vh @ vh.T, np.eye(vh.shape[0]), atol=tol * 10)
+            np.testing.assert_allclose((u[:, :k] * S.numpy()) @ vh[:k] / scale, M / scale, atol=tol * 10)
+        np.testing.assert_allclose(LA.svdvals(t(M)).numpy() / scale, tS.numpy() / scale, atol=tol)
+
+
 def test_torch_namespace_aliases():
     A = rng.standard_normal((3, 3)) + 3 * np.eye(3)
     B = rng.standard_normal((3, 2))

@@ -42,7 +42,19 @@ typedef struct {
     char *ws;
     int64_t m, n, k, per;   /* per: bytes of scratch per batch element */
     bool trans;
+    bool at;   /* factor A^T: row-major matrices are copied as they are (see use_transpose) */
 } lu_job;
+
+/* A row-major square matrix is its transpose in column-major order: factoring A^T spares the
+ * transposing copy (a 512x512 solve's largest cost beside getrf), and A X = B is then solved as
+ * (A^T)^T X = B. For real A only, as PyTorch does (its info codes come from A^T's factorization
+ * there, and loom's then agree); det and slogdet take it for complex A too (det A^T = det A).
+ * Small matrices keep loom's own loops on A. */
+static bool use_transpose(const lm_tensor *A, bool complex_too) {
+    int64_t n = A->shape[A->ndim - 1];
+    return n > LM_LA_SMALL && (complex_too || !lm_is_complex(A->dtype)) && A->strides[A->ndim - 1] == 1 &&
+           A->strides[A->ndim - 2] == n;
+}
 
 /* u_ii of a column-major matrix, complex or real (imaginary part 0) */
 static lm_complex128 diag_at(int dt, const char *a, int64_t i, int64_t ld) {
@@ -68,8 +80,11 @@ static void put(lm_tensor *t, int64_t b, lm_complex128 v) {
 /* getrf of batch element b into its scratch; the pivots follow the matrix there. */
 static int factor(lu_job *j, int64_t b, char **a, int **ipiv) {
     *a = j->ws + lm_la_slot() * j->per;
-    *ipiv = (int *)(*a + j->m * j->n * lm_itemsize(j->A->dtype));
-    lm_la_load(j->A, j->A->ndim - 2, b, *a, j->m);
+    size_t es = lm_itemsize(j->A->dtype);
+    *ipiv = (int *)(*a + j->m * j->n * es);
+    if (j->at) memcpy(*a, (const char *)j->A->storage->data + lm_la_offset(j->A, j->A->ndim - 2, b) * (int64_t)es,
+                      (size_t)(j->n * j->n) * es);
+    else lm_la_load(j->A, j->A->ndim - 2, b, *a, j->m);
     int info = 0;
     getrf(j->A->dtype, (int)j->m, (int)j->n, *a, *ipiv, &info);
     if (j->info) ((int32_t *)lm_bytes(j->info))[b] = info;
@@ -116,7 +131,7 @@ static void solve_one(void *ctx, int64_t b) {
     int *ipiv;
     if (factor(j, b, &a, &ipiv) != 0) return;   /* X stays as loaded: the caller raises or reports info */
     ipiv_b = (char *)(ipiv + j->n);
-    solve_store(j, b, j->B, false, a, ipiv, ipiv_b);
+    solve_store(j, b, j->B, j->at, a, ipiv, ipiv_b);
 }
 
 static void inv_one(void *ctx, int64_t b) {
@@ -124,6 +139,14 @@ static void inv_one(void *ctx, int64_t b) {
     char *a;
     int *ipiv;
     if (factor(j, b, &a, &ipiv) != 0) return;
+    if (j->at) {   /* (A^T)^-1 = (A^-1)^T, column-major: A^-1 row-major as it stands */
+        char *e = (char *)(ipiv + j->n);
+        size_t es = lm_itemsize(j->A->dtype);
+        lm_la_eye(j->A->dtype, e, j->n);
+        getrs(j->A->dtype, false, (int)j->n, (int)j->n, a, ipiv, e);
+        memcpy(lm_bytes(j->X) + b * j->n * j->n * es, e, (size_t)(j->n * j->n) * es);
+        return;
+    }
     solve_store(j, b, NULL, false, a, ipiv, (char *)(ipiv + j->n));
 }
 
@@ -220,7 +243,8 @@ int lm_cpu__linalg_solve_ex(lm_tensor *A, lm_tensor *B, lm_tensor **out) {
     if (B->dtype != A->dtype)
         return lm_set_error(LM_ERR_RUNTIME, "Expected A and B to have the same dtype, but found A of type %s and B of type %s instead",
                             lm_dtype_name(A->dtype), lm_dtype_name(B->dtype));
-    lu_job j = {.A = A, .B = B, .m = A->shape[A->ndim - 1], .n = A->shape[A->ndim - 1], .k = B->shape[B->ndim - 1]};
+    lu_job j = {.A = A, .B = B, .m = A->shape[A->ndim - 1], .n = A->shape[A->ndim - 1], .k = B->shape[B->ndim - 1],
+                .at = use_transpose(A, false)};
     j.X = lm_la_new(A, A->dtype, 2, (int64_t[]){j.n, j.k});
     j.info = lm_la_new(A, LM_INT32, 0, NULL);
     lm_tensor *res[] = {j.X, j.info};
@@ -231,7 +255,7 @@ int lm_cpu__linalg_solve_ex(lm_tensor *A, lm_tensor *B, lm_tensor **out) {
 /* serves: floating_and_complex */
 int lm_cpu__linalg_inv_ex(lm_tensor *A, lm_tensor **out) {
     if (lm_la_check_square(A, "A")) return -1;
-    lu_job j = {.A = A, .m = A->shape[A->ndim - 1], .n = A->shape[A->ndim - 1]};
+    lu_job j = {.A = A, .m = A->shape[A->ndim - 1], .n = A->shape[A->ndim - 1], .at = use_transpose(A, false)};
     j.X = lm_la_new(A, A->dtype, 2, (int64_t[]){j.n, j.n});
     j.info = lm_la_new(A, LM_INT32, 0, NULL);
     lm_tensor *res[] = {j.X, j.info};
@@ -242,7 +266,7 @@ int lm_cpu__linalg_inv_ex(lm_tensor *A, lm_tensor **out) {
 /* serves: floating_and_complex */
 lm_tensor *lm_cpu__linalg_det(lm_tensor *A) {
     if (lm_la_check_square(A, "A")) return NULL;
-    lu_job j = {.A = A, .m = A->shape[A->ndim - 1], .n = A->shape[A->ndim - 1]};
+    lu_job j = {.A = A, .m = A->shape[A->ndim - 1], .n = A->shape[A->ndim - 1], .at = use_transpose(A, true)};
     j.det = lm_la_new(A, A->dtype, 0, NULL);
     if (!j.det || run(&j, det_one, lm_la_batch(A), 0)) {
         lm_release(j.det);
@@ -254,7 +278,7 @@ lm_tensor *lm_cpu__linalg_det(lm_tensor *A) {
 /* serves: floating_and_complex */
 int lm_cpu__linalg_logabsdet(lm_tensor *A, lm_tensor **out) {
     if (lm_la_check_square(A, "A")) return -1;
-    lu_job j = {.A = A, .m = A->shape[A->ndim - 1], .n = A->shape[A->ndim - 1]};
+    lu_job j = {.A = A, .m = A->shape[A->ndim - 1], .n = A->shape[A->ndim - 1], .at = use_transpose(A, true)};
     j.sign = lm_la_new(A, A->dtype, 0, NULL);
     j.logabs = lm_la_new(A, lm_la_real(A->dtype), 0, NULL);
     lm_tensor *res[] = {j.logabs, j.sign};

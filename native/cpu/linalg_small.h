@@ -205,7 +205,69 @@
         }                                                                                    \
     }
 
+/* One-sided Jacobi SVD (Hestenes) of a column-major m x n matrix, m >= n, n <= LM_LA_SMALL: plane
+ * rotations from the right orthogonalize a's columns (accumulated in v, n x n, when v is not NULL)
+ * until every pair is orthogonal to m eps relative to its norms; then a's columns are U diag(S).
+ * s gets the singular values descending and perm the column each comes from. A 8x8 matrix with
+ * vectors takes about 70% of gesdd's time (whose set-up dominates so small a matrix), and its
+ * singular values are as accurate. False when it did not converge in 30 sweeps or a singular
+ * value is too small for its column to give a unit vector (rank deficiency, zero or non-finite
+ * input): the caller runs LAPACK then. */
+#define LM_DEFINE_JACOBI(T, SUF, EPS)                                                        \
+    static inline bool lm_small_jacobi_svd_##SUF(int m, int n, T *a, T *v, T *s, int *perm) { \
+        T tol2 = (EPS * m) * (EPS * m), nrm[LM_LA_SMALL];                                    \
+        if (v)                                                                               \
+            for (int j = 0; j < n; j++)                                                      \
+                for (int i = 0; i < n; i++) v[j * n + i] = i == j;                           \
+        int sweep = 0;                                                                       \
+        for (bool rotated = true; rotated; sweep++) {                                        \
+            if (sweep == 30) return false;                                                   \
+            rotated = false;                                                                 \
+            for (int j = 0; j < n; j++) {                                                    \
+                T t = 0;                                                                     \
+                for (int r = 0; r < m; r++) t += a[j * m + r] * a[j * m + r];                \
+                nrm[j] = t;                                                                  \
+            }                                                                                \
+            for (int p = 0; p < n - 1; p++)                                                  \
+                for (int q = p + 1; q < n; q++) {                                            \
+                    T *ap = a + p * m, *aq = a + q * m, g = 0, al = nrm[p], be = nrm[q];     \
+                    for (int r = 0; r < m; r++) g += ap[r] * aq[r];                          \
+                    if (!(g * g > tol2 * al * be)) continue;                                 \
+                    rotated = true;                                                          \
+                    T z = (be - al) / (2 * g), t = copysign((T)1, z) / (fabs(z) + sqrt(1 + z * z)); \
+                    T c = 1 / sqrt(1 + t * t), sn = c * t;                                   \
+                    for (int r = 0; r < m; r++) {                                            \
+                        T x = ap[r], y = aq[r];                                              \
+                        ap[r] = c * x - sn * y, aq[r] = sn * x + c * y;                      \
+                    }                                                                        \
+                    if (v) {                                                                 \
+                        T *vp = v + p * n, *vq = v + q * n;                                  \
+                        for (int r = 0; r < n; r++) {                                        \
+                            T x = vp[r], y = vq[r];                                          \
+                            vp[r] = c * x - sn * y, vq[r] = sn * x + c * y;                  \
+                        }                                                                    \
+                    }                                                                        \
+                    nrm[p] = al - t * g, nrm[q] = be + t * g;                                \
+                }                                                                            \
+        }                                                                                    \
+        for (int j = 0; j < n; j++) {                                                        \
+            T t = 0;                                                                         \
+            for (int r = 0; r < m; r++) t += a[j * m + r] * a[j * m + r];                    \
+            s[j] = sqrt(t), perm[j] = j;                                                     \
+        }                                                                                    \
+        for (int i = 0; i < n; i++)   /* descending, as LAPACK's */                          \
+            for (int j = i + 1; j < n; j++)                                                  \
+                if (s[j] > s[i]) {                                                           \
+                    T t = s[i];                                                              \
+                    int q = perm[i];                                                         \
+                    s[i] = s[j], s[j] = t, perm[i] = perm[j], perm[j] = q;                   \
+                }                                                                            \
+        return n == 0 || (s[0] < (T)1e30 && s[n - 1] > s[0] * (EPS * 64 * m) && s[n - 1] > (T)1e-30); \
+    }
+
 LM_DEFINE_SMALL(double, d)
 LM_DEFINE_SMALL(float, s)
+LM_DEFINE_JACOBI(double, d, 2.220446049250313e-16)
+LM_DEFINE_JACOBI(float, s, 1.1920929e-07f)
 
 #endif

@@ -2,6 +2,7 @@
  * (float32 for complex64), U and Vh of A's dtype. Non-convergence is reported through info;
  * linalg.svd raises LinAlgError from it on the Python side. */
 #include "lapack.h"
+#include "linalg_small.h"
 #include "loom_ops.h"
 
 typedef struct {
@@ -10,6 +11,37 @@ typedef struct {
     int64_t m, n, k, ucols, vrows, per, lwork, lrwork;
     bool compute_uv, full;
 } svd_job;
+
+/* Small real matrices with at least as many rows as columns, whose U needs no completion (not
+ * full_matrices beyond square): loom's one-sided Jacobi (linalg_small.h), stored as gesdd's results
+ * would be. False when it declines (the caller runs gesdd). */
+static bool jacobi(svd_job *j, int64_t b, char *a, char *work) {
+    int dt = j->A->dtype, m = (int)j->m, n = (int)j->n, perm[LM_LA_SMALL];
+    if (lm_is_complex(dt) || m < n || m > LM_LA_SMALL || n == 0 || (j->compute_uv && j->ucols != j->k)) return false;
+    size_t es = lm_itemsize(dt);
+    char *v = work, *s = v + (size_t)(n * n) * es;
+    bool ok = dt == LM_FLOAT64 ? lm_small_jacobi_svd_d(m, n, (double *)a, j->compute_uv ? (double *)v : NULL, (double *)s, perm)
+                               : lm_small_jacobi_svd_s(m, n, (float *)a, j->compute_uv ? (float *)v : NULL, (float *)s, perm);
+    if (!ok) return false;
+    ((int32_t *)lm_bytes(j->info))[b] = 0;
+    memcpy(lm_bytes(j->S) + b * n * es, s, (size_t)n * es);
+    if (!j->compute_uv) return true;
+    /* U: the columns of a in perm's order over their norms; Vh: the columns of v in that order, as rows */
+    char *U = lm_bytes(j->U) + b * m * n * es, *Vh = lm_bytes(j->Vh) + b * n * n * es;
+    for (int c = 0; c < n; c++) {
+        int src = perm[c];
+        if (dt == LM_FLOAT64) {
+            double inv = 1 / ((double *)s)[c];
+            for (int r = 0; r < m; r++) ((double *)U)[r * n + c] = ((double *)a)[src * m + r] * inv;
+            for (int r = 0; r < n; r++) ((double *)Vh)[c * n + r] = ((double *)v)[src * n + r];
+        } else {
+            float inv = 1 / ((float *)s)[c];
+            for (int r = 0; r < m; r++) ((float *)U)[r * n + c] = ((float *)a)[src * m + r] * inv;
+            for (int r = 0; r < n; r++) ((float *)Vh)[c * n + r] = ((float *)v)[src * n + r];
+        }
+    }
+    return true;
+}
 
 static void svd_one(void *ctx, int64_t b) {
     svd_job *j = ctx;
@@ -22,6 +54,8 @@ static void svd_one(void *ctx, int64_t b) {
     int lrw = (int)j->lrwork;
     const char *jobz = !j->compute_uv ? "N" : j->full ? "A" : "S";
     lm_la_load(j->A, j->A->ndim - 2, b, a, j->m);
+    if (jacobi(j, b, a, work)) return;
+    lm_la_load(j->A, j->A->ndim - 2, b, a, j->m);   /* Jacobi declined: LAPACK on the matrix as given */
     if (j->k == 0) {   /* LAPACK wants no empty matrices; the full factors are identities */
         if (j->compute_uv) lm_la_eye(dt, u, j->ucols == j->m ? j->m : 0), lm_la_eye(dt, vt, j->vrows == j->n ? j->n : 0);
     } else {
