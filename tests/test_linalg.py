@@ -302,6 +302,35 @@ def test_small_svd_matches_torch(dtype):
         np.testing.assert_allclose(LA.svdvals(t(M)).numpy() / scale, tS.numpy() / scale, atol=tol)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_small_eigh_matches_torch(dtype):
+    # up to 16x16 loom's tridiagonal QL answers (LAPACK beyond, and where it declines: scales whose
+    # squares would under/overflow); repeated, clustered, zero and negative eigenvalues, either triangle
+    tol = 3e-5 if dtype == "float32" else 1e-12
+    def sym(n):
+        x = rng.standard_normal((n, n))
+        return x + x.T
+    Q, _ = np.linalg.qr(rng.standard_normal((7, 7)))
+    cases = [sym(n) for n in (1, 2, 3, 8, 15, 16, 17, 30)]
+    cases += [np.eye(5), np.zeros((4, 4)), np.diag([2.0, -1, 2, 2, -1, 0]), Q @ np.diag([1, 1 + 1e-12, 1, 5, 5, -3, 1e-9]) @ Q.T,
+              sym(6) * (1e-200 if dtype == "float64" else 1e-30), sym(6) * (1e200 if dtype == "float64" else 1e30),
+              np.diag(np.arange(8.0)) + np.diag(np.full(7, 1e-20), 1) + np.diag(np.full(7, 1e-20), -1)]
+    for A in cases:
+        A = A.astype(dtype)
+        n = A.shape[-1]
+        scale = max(np.abs(A).max(), np.finfo(dtype).tiny)
+        for uplo in ("L", "U"):
+            junk = A.copy()   # the unread triangle must not matter
+            junk[np.triu_indices(n, 1) if uplo == "L" else np.tril_indices(n, -1)] = 7.0
+            w, V = LA.eigh(t(junk), UPLO=uplo)
+            tw = torch.linalg.eigvalsh(torch.tensor(A))
+            np.testing.assert_allclose(w.numpy() / scale, tw.numpy() / scale, atol=tol)
+            v = V.numpy()
+            np.testing.assert_allclose(v.T @ v, np.eye(n), atol=tol * 10)
+            np.testing.assert_allclose((A @ v - v * w.numpy()) / scale, 0, atol=tol * 10)
+            np.testing.assert_allclose(LA.eigvalsh(t(junk), UPLO=uplo).numpy() / scale, tw.numpy() / scale, atol=tol)
+
+
 def test_torch_namespace_aliases():
     A = rng.standard_normal((3, 3)) + 3 * np.eye(3)
     B = rng.standard_normal((3, 2))

@@ -1,9 +1,11 @@
 /* Symmetric / Hermitian eigendecomposition (LAPACK syevd and heevd, divide and conquer; below
  * LM_EIGH_QR_MAX rows syev and heev, whose implicit QL/QR iteration needs less set-up: 20-25%
- * less time on an 8x8 matrix with vectors): the eigenvalues are real (float32 for complex64),
+ * less time on an 8x8 matrix with vectors; real ones that small take loom's own tridiagonal QL,
+ * half syev's time): the eigenvalues are real (float32 for complex64),
  * the eigenvectors of A's dtype. Non-convergence is reported through info; linalg.eigh raises
  * LinAlgError from it on the Python side. */
 #include "lapack.h"
+#include "linalg_small.h"
 #include "loom_ops.h"
 
 #define LM_EIGH_QR_MAX 16
@@ -24,6 +26,22 @@ static void eigh_one(void *ctx, int64_t b) {
     int *iwork = (int *)(rwork + j->lrwork * rs);
     const char *jobz = j->compute_v ? "V" : "N", *uplo = j->upper ? "U" : "L";
     lm_la_load(j->A, j->A->ndim - 2, b, a, j->n);
+    if (n <= LM_LA_SMALL && !lm_is_complex(dt)) {   /* loom's loops (linalg_small.h), LAPACK if they decline */
+        for (int c = 0; c < n; c++)   /* the other triangle from the one read */
+            for (int r = c + 1; r < n; r++) {
+                int from = j->upper ? r * n + c : c * n + r, to = j->upper ? c * n + r : r * n + c;
+                memcpy(a + (size_t)to * es, a + (size_t)from * es, es);
+            }
+        bool ok = dt == LM_FLOAT64 ? lm_small_symeig_d(n, (double *)a, j->compute_v ? (double *)work : NULL, (double *)w)
+                                   : lm_small_symeig_s(n, (float *)a, j->compute_v ? (float *)work : NULL, (float *)w);
+        if (ok) {
+            ((int32_t *)lm_bytes(j->info))[b] = 0;
+            memcpy(lm_bytes(j->L) + b * j->n * rs, w, j->n * rs);
+            if (j->compute_v) lm_la_store(j->V, b, j->n, j->n, work, j->n);
+            return;
+        }
+        lm_la_load(j->A, j->A->ndim - 2, b, a, j->n);
+    }
 #ifdef LM_HAVE_BLAS
     if (n <= LM_EIGH_QR_MAX) {
         if (dt == LM_FLOAT64) scipy_dsyev_(jobz, uplo, &n, (double *)a, &ld, (double *)w, (double *)work, &lw, &info, 1, 1);

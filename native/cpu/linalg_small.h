@@ -265,9 +265,108 @@
         return n == 0 || (s[0] < (T)1e30 && s[n - 1] > s[0] * (EPS * 64 * m) && s[n - 1] > (T)1e-30); \
     }
 
+/* Symmetric eigendecomposition of a column-major n x n matrix (n <= LM_LA_SMALL, both triangles
+ * filled): Householder reduction to tridiagonal form (q accumulates the reflections when not
+ * NULL), then implicit QL iterations with Wilkinson shifts, their rotations applied to q's
+ * columns; eigenvalues ascending in w, eigenvectors q's columns. The textbook algorithm without
+ * LAPACK's per-call set-up (its syev spends most of an 8x8 matrix's time there). False for
+ * entries whose squares would under/overflow, non-finite ones, or no convergence in 30
+ * iterations per eigenvalue: the caller runs LAPACK then. */
+#define LM_DEFINE_SYMEIG(T, SUF, EPS, LO, HI)                                                 \
+    static inline bool lm_small_symeig_##SUF(int n, T *a, T *q, T *w) {                       \
+        T e[LM_LA_SMALL + 1], v[LM_LA_SMALL], p[LM_LA_SMALL], amax = 0;                       \
+        for (int i = 0; i < n * n; i++) amax = fabs(a[i]) > amax ? fabs(a[i]) : amax;         \
+        if (!(amax < HI) || (amax != 0 && !(amax > LO))) return false;                        \
+        if (q)                                                                                \
+            for (int j = 0; j < n; j++)                                                       \
+                for (int i = 0; i < n; i++) q[j * n + i] = i == j;                            \
+        for (int k = 0; k + 2 < n; k++) {   /* zero column k below its subdiagonal */         \
+            int len = n - k - 1;                                                              \
+            T *x = a + k * n + k + 1, ss = 0;                                                 \
+            for (int r = 1; r < len; r++) ss += x[r] * x[r];                                  \
+            if (ss == 0) continue;                                                            \
+            T alpha = x[0], beta = -copysign(sqrt(alpha * alpha + ss), alpha);                \
+            T tau = (beta - alpha) / beta, scal = 1 / (alpha - beta);                         \
+            v[0] = 1;                                                                         \
+            for (int r = 1; r < len; r++) v[r] = x[r] * scal;                                 \
+            /* trailing block B (rows/cols k+1..): B <- H B H, H = I - tau v v^T */           \
+            T *B = a + (k + 1) * n + k + 1, kk = 0;                                           \
+            for (int i = 0; i < len; i++) p[i] = 0;                                           \
+            for (int c = 0; c < len; c++)                                                     \
+                for (int i = 0; i < len; i++) p[i] += B[c * n + i] * v[c];                    \
+            for (int i = 0; i < len; i++) p[i] *= tau;                                        \
+            for (int i = 0; i < len; i++) kk += p[i] * v[i];                                  \
+            kk *= tau / 2;                                                                    \
+            for (int i = 0; i < len; i++) p[i] -= kk * v[i];                                  \
+            for (int c = 0; c < len; c++)                                                     \
+                for (int i = 0; i < len; i++) B[c * n + i] -= v[i] * p[c] + p[i] * v[c];      \
+            x[0] = beta, a[(k + 1) * n + k] = beta;                                           \
+            for (int r = 1; r < len; r++) x[r] = 0, a[(k + 1 + r) * n + k] = 0;               \
+            if (q) { /* q <- q H on columns k+1.. (p is free again: it holds q v) */          \
+                T *Q = q + (k + 1) * n;                                                       \
+                for (int i = 0; i < n; i++) p[i] = 0;                                         \
+                for (int c = 0; c < len; c++)                                                 \
+                    for (int i = 0; i < n; i++) p[i] += Q[c * n + i] * v[c];                  \
+                for (int c = 0; c < len; c++)                                                 \
+                    for (int i = 0; i < n; i++) Q[c * n + i] -= tau * p[i] * v[c];            \
+            }                                                                                 \
+        }                                                                                     \
+        for (int i = 0; i < n; i++) w[i] = a[i * n + i], e[i] = i + 1 < n ? a[i * n + i + 1] : 0; \
+        for (int l = 0; l < n; l++) {                                                         \
+            for (int iter = 0;; iter++) {                                                     \
+                int m = l;                                                                    \
+                while (m + 1 < n && !(fabs(e[m]) <= EPS * (fabs(w[m]) + fabs(w[m + 1])))) m++; \
+                if (m == l) break;                                                            \
+                if (iter == 30) return false;                                                 \
+                T g = (w[l + 1] - w[l]) / (2 * e[l]), r = sqrt(g * g + 1);                    \
+                g = w[m] - w[l] + e[l] / (g + copysign(r, g));                                \
+                T sn = 1, c = 1, shift = 0;                                                   \
+                int i = m - 1;                                                                \
+                for (; i >= l; i--) {                                                         \
+                    T f = sn * e[i], bb = c * e[i];                                           \
+                    r = sqrt(f * f + g * g);   /* in range: the entries were checked */       \
+                    e[i + 1] = r;                                                             \
+                    if (r == 0) {   /* split: the rotation would be undefined */              \
+                        w[i + 1] -= shift;                                                    \
+                        e[m] = 0;                                                             \
+                        break;                                                                \
+                    }                                                                         \
+                    sn = f / r, c = g / r;                                                    \
+                    g = w[i + 1] - shift;                                                     \
+                    r = (w[i] - g) * sn + 2 * c * bb;                                         \
+                    shift = sn * r;                                                           \
+                    w[i + 1] = g + shift;                                                     \
+                    g = c * r - bb;                                                           \
+                    if (q) {                                                                  \
+                        T *z0 = q + i * n, *z1 = q + (i + 1) * n;                             \
+                        for (int k = 0; k < n; k++) {                                         \
+                            T t = z1[k];                                                      \
+                            z1[k] = sn * z0[k] + c * t;                                       \
+                            z0[k] = c * z0[k] - sn * t;                                       \
+                        }                                                                     \
+                    }                                                                         \
+                }                                                                             \
+                if (r == 0 && i >= l) continue;                                               \
+                w[l] -= shift, e[l] = g, e[m] = 0;                                            \
+            }                                                                                 \
+        }                                                                                     \
+        for (int i = 0; i < n; i++) {   /* ascending, as LAPACK's */                          \
+            int lo = i;                                                                       \
+            for (int j = i + 1; j < n; j++) lo = w[j] < w[lo] ? j : lo;                       \
+            if (lo == i) continue;                                                            \
+            T t = w[i];                                                                       \
+            w[i] = w[lo], w[lo] = t;                                                          \
+            if (q)                                                                            \
+                for (int k = 0; k < n; k++) t = q[i * n + k], q[i * n + k] = q[lo * n + k], q[lo * n + k] = t; \
+        }                                                                                     \
+        return true;                                                                          \
+    }
+
 LM_DEFINE_SMALL(double, d)
 LM_DEFINE_SMALL(float, s)
 LM_DEFINE_JACOBI(double, d, 2.220446049250313e-16)
 LM_DEFINE_JACOBI(float, s, 1.1920929e-07f)
+LM_DEFINE_SYMEIG(double, d, 2.220446049250313e-16, 1e-140, 1e140)
+LM_DEFINE_SYMEIG(float, s, 1.1920929e-07f, 1e-15f, 1e15f)
 
 #endif
