@@ -42,6 +42,8 @@
                                                                                              \
     /* solves A X = B (A^T X = B when trans) from getrf's factors; B is n x k, ld n */        \
     static inline void lm_small_getrs_##SUF(bool trans, int n, int k, const T *a, const int *ipiv, T *b) { \
+        T rd[LM_LA_SMALL];   /* the reciprocal diagonal, off the substitutions' dependency chain */ \
+        for (int j = 0; j < n; j++) rd[j] = 1 / a[j * n + j];                                \
         for (int c = 0; c < k; c++) {                                                        \
             T *x = b + (long)c * n;                                                          \
             if (!trans) {                                                                    \
@@ -53,14 +55,14 @@
                 for (int j = 0; j < n; j++)          /* L y = b, unit diagonal */             \
                     for (int i = j + 1; i < n; i++) x[i] -= a[j * n + i] * x[j];             \
                 for (int j = n - 1; j >= 0; j--) {   /* U x = y */                            \
-                    x[j] /= a[j * n + j];                                                    \
+                    x[j] *= rd[j];                                                           \
                     for (int i = 0; i < j; i++) x[i] -= a[j * n + i] * x[j];                 \
                 }                                                                            \
             } else {                                                                         \
                 for (int j = 0; j < n; j++) {        /* U^T y = b */                          \
                     T s = x[j];                                                              \
                     for (int i = 0; i < j; i++) s -= a[j * n + i] * x[i];                    \
-                    x[j] = s / a[j * n + j];                                                 \
+                    x[j] = s * rd[j];                                                        \
                 }                                                                            \
                 for (int j = n - 1; j >= 0; j--) {   /* L^T z = y */                          \
                     T s = x[j];                                                              \
