@@ -1,6 +1,7 @@
-/* Singular value decomposition (LAPACK gesdd, divide and conquer): the singular values are real
- * (float32 for complex64), U and Vh of A's dtype. Non-convergence is reported through info;
- * linalg.svd raises LinAlgError from it on the Python side. */
+/* Singular value decomposition (LAPACK gesdd, divide and conquer; real matrices of at most
+ * LM_LA_SMALL rows, no more columns than rows, by loom's one-sided Jacobi): the singular values
+ * are real (float32 for complex64), U and Vh of A's dtype. Non-convergence is reported through
+ * info; linalg.svd raises LinAlgError from it on the Python side. */
 #include "lapack.h"
 #include "linalg_small.h"
 #include "loom_ops.h"
@@ -15,9 +16,13 @@ typedef struct {
 /* Small real matrices with at least as many rows as columns, whose U needs no completion (not
  * full_matrices beyond square): loom's one-sided Jacobi (linalg_small.h), stored as gesdd's results
  * would be. False when it declines (the caller runs gesdd). */
+static bool jacobi_fits(const svd_job *j) {
+    return !lm_is_complex(j->A->dtype) && j->m >= j->n && j->m <= LM_LA_SMALL && j->n > 0 &&
+           (!j->compute_uv || j->ucols == j->k);
+}
+
 static bool jacobi(svd_job *j, int64_t b, char *a, char *work) {
     int dt = j->A->dtype, m = (int)j->m, n = (int)j->n, perm[LM_LA_SMALL];
-    if (lm_is_complex(dt) || m < n || m > LM_LA_SMALL || n == 0 || (j->compute_uv && j->ucols != j->k)) return false;
     size_t es = lm_itemsize(dt);
     char *v = work, *s = v + (size_t)(n * n) * es;
     bool ok = dt == LM_FLOAT64 ? lm_small_jacobi_svd_d(m, n, (double *)a, j->compute_uv ? (double *)v : NULL, (double *)s, perm)
@@ -54,8 +59,10 @@ static void svd_one(void *ctx, int64_t b) {
     int lrw = (int)j->lrwork;
     const char *jobz = !j->compute_uv ? "N" : j->full ? "A" : "S";
     lm_la_load(j->A, j->A->ndim - 2, b, a, j->m);
-    if (jacobi(j, b, a, work)) return;
-    lm_la_load(j->A, j->A->ndim - 2, b, a, j->m);   /* Jacobi declined: LAPACK on the matrix as given */
+    if (jacobi_fits(j)) {
+        if (jacobi(j, b, a, work)) return;
+        lm_la_load(j->A, j->A->ndim - 2, b, a, j->m);   /* Jacobi declined: LAPACK on the matrix as given */
+    }
     if (j->k == 0) {   /* LAPACK wants no empty matrices; the full factors are identities */
         if (j->compute_uv) lm_la_eye(dt, u, j->ucols == j->m ? j->m : 0), lm_la_eye(dt, vt, j->vrows == j->n ? j->n : 0);
     } else {
