@@ -241,6 +241,32 @@ static inline void lm_la_store(lm_tensor *out, int64_t b, int64_t rows, int64_t 
     }
 }
 
+#define LM_LA_STORE_UPPER(T)                                                                   \
+    do {                                                                                       \
+        T *p = (T *)lm_bytes(out) + b * rows * cols, zero;                                     \
+        const T *s = buf;                                                                      \
+        memset(&zero, 0, sizeof zero);                                                         \
+        for (int64_t i0 = 0; i0 < rows; i0 += LM_LA_TILE)                                      \
+            for (int64_t j0 = 0; j0 < cols; j0 += LM_LA_TILE) {                                \
+                int64_t j1 = j0 + LM_LA_TILE < cols ? j0 + LM_LA_TILE : cols;                  \
+                int64_t i1 = i0 + LM_LA_TILE < rows ? i0 + LM_LA_TILE : rows;                  \
+                for (int64_t i = i0; i < i1; i++)                                              \
+                    for (int64_t j = j0; j < j1; j++)                                          \
+                        p[i * cols + j] = i <= j && i < valid ? s[j * ld + i] : zero;          \
+            }                                                                                  \
+    } while (0)
+
+/* lm_la_store of the upper triangle only (zeros below the diagonal and from row `valid` on): R of
+ * a QR factorization, whose column-major buffer keeps the reflectors below. */
+static inline void lm_la_store_upper(lm_tensor *out, int64_t b, int64_t rows, int64_t cols, const void *buf, int64_t ld,
+                                     int64_t valid) {
+    switch (lm_itemsize(out->dtype)) {
+    case 16: LM_LA_STORE_UPPER(lm_la_e16); break;
+    case 8: LM_LA_STORE_UPPER(uint64_t); break;
+    default: LM_LA_STORE_UPPER(uint32_t); break;
+    }
+}
+
 /* A new contiguous tensor of a's batch dims followed by `extra` trailing dims. */
 static inline lm_tensor *lm_la_new(const lm_tensor *a, int dtype, int nextra, const int64_t *extra) {
     int64_t shape[LM_MAX_DIMS];

@@ -61,12 +61,7 @@ static void qr_one(void *ctx, int64_t b) {
     }
     if (!small) geqrf(dt, (int)j->m, (int)j->n, a, tau, work, (int)lw);
     /* R: the upper triangle of the first rrows rows (rows past k are zero in complete mode) */
-    char *r = lm_bytes(j->R) + b * j->rrows * j->n * es;
-    for (int64_t i = 0; i < j->rrows; i++)
-        for (int64_t c = 0; c < j->n; c++) {
-            if (i <= c && i < j->m) memcpy(r + (i * j->n + c) * es, a + (c * j->m + i) * es, es);
-            else memset(r + (i * j->n + c) * es, 0, es);
-        }
+    lm_la_store_upper(j->R, b, j->rrows, j->n, a, j->m, j->m);
     if (!j->compute_q) return;
     if (small && dt == LM_FLOAT64) lm_small_org2r_d((int)j->m, (int)j->qcols, (int)j->k, (double *)a, (const double *)tau);
     else if (small) lm_small_org2r_s((int)j->m, (int)j->qcols, (int)j->k, (float *)a, (const float *)tau);
