@@ -239,6 +239,12 @@ def test_small_and_lapack_paths_agree_with_torch(n):
     for adjoint in (False, True):
         np.testing.assert_allclose(LA.lu_solve(LU, piv, t(B), adjoint=adjoint).numpy(),
                                    torch.linalg.lu_solve(tLU, tpiv, TB, adjoint=adjoint).numpy(), rtol=1e-9, atol=1e-12)
+    for M in (A, A[:, :, : (n + 1) // 2], A[:, : (n + 1) // 2, :]):   # square, tall, wide
+        for mode in ("reduced", "complete"):
+            Q, R = LA.qr(t(M), mode=mode)
+            tQ, tR = torch.linalg.qr(torch.tensor(M), mode=mode)
+            np.testing.assert_allclose(Q.numpy(), tQ.numpy(), rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(R.numpy(), tR.numpy(), rtol=1e-9, atol=1e-12)
     sing = A.copy()
     sing[1, :, -1] = 0
     np.testing.assert_array_equal(LA.inv_ex(t(sing)).info.numpy(), torch.linalg.inv_ex(torch.tensor(sing)).info.numpy())
@@ -246,6 +252,83 @@ def test_small_and_lapack_paths_agree_with_torch(n):
     bad[2, -1, -1] = -1e3
     np.testing.assert_array_equal(LA.cholesky_ex(t(bad)).info.numpy(),
                                   torch.linalg.cholesky_ex(torch.tensor(bad)).info.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_small_qr_edge_cases_match_torch(dtype):
+    # zero columns (no reflector), a column already reduced, and scales whose plain sums of squares
+    # would under/overflow (loom's loops hand those to LAPACK's scaled norms)
+    tiny, huge = (1e-30, 1e30) if dtype == "float32" else (1e-200, 1e200)
+    base = rng.standard_normal((5, 4))
+    cases = [np.zeros((5, 4)), np.triu(base), base * tiny, base * huge, np.c_[base[:, :1], np.zeros((5, 1)), base[:, 2:]],
+             np.eye(5, 4) * -2.0]
+    for M in cases:
+        M = M.astype(dtype)
+        Q, R = LA.qr(t(M))
+        tQ, tR = torch.linalg.qr(torch.tensor(M))
+        scale = max(np.abs(M).max(), np.finfo(dtype).tiny)
+        tol = 1e-5 if dtype == "float32" else 1e-12
+        np.testing.assert_allclose(Q.numpy(), tQ.numpy(), atol=tol)
+        np.testing.assert_allclose(R.numpy() / scale, tR.numpy() / scale, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_small_svd_matches_torch(dtype):
+    # up to 16 columns (and rows >= columns) loom's one-sided Jacobi answers; rank-deficient, zero,
+    # badly scaled or non-finite matrices go to LAPACK: every kind must give torch's singular values
+    # and orthonormal factors that rebuild A
+    tol = 2e-5 if dtype == "float32" else 1e-12
+    cases = [rng.standard_normal(s) for s in ((1, 1), (3, 1), (2, 2), (8, 8), (16, 16), (16, 5), (12, 3), (5, 12),
+                                              (17, 17), (40, 6))]
+    Q1, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+    Q2, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+    cases += [Q1 @ np.diag([3, 3, 3, 1, 1e-3, 1e-9]) @ Q2,   # repeated and tiny singular values
+              rng.standard_normal((6, 2)) @ rng.standard_normal((2, 6)),   # rank 2
+              np.zeros((4, 4)), np.eye(5) * 1e-200 if dtype == "float64" else np.eye(5) * 1e-35,
+              rng.standard_normal((7, 7)) * 1e150 if dtype == "float64" else rng.standard_normal((7, 7)) * 1e20]
+    for M in cases:
+        M = M.astype(dtype)
+        scale = max(np.abs(M).max(), np.finfo(dtype).tiny)
+        for full in (False, True):
+            U, S, Vh = LA.svd(t(M), full_matrices=full)
+            tU, tS, tVh = torch.linalg.svd(torch.tensor(M), full_matrices=full)
+            assert U.shape == tuple(tU.shape) and Vh.shape == tuple(tVh.shape) and S.dtype.name == dtype
+            np.testing.assert_allclose(S.numpy() / scale, tS.numpy() / scale, atol=tol)
+            k = min(M.shape)
+            u, vh = U.numpy(), Vh.numpy()
+            np.testing.assert_allclose(u.T @ u, np.eye(u.shape[1]), atol=tol * 10)
+            np.testing.assert_allclose(vh @ vh.T, np.eye(vh.shape[0]), atol=tol * 10)
+            np.testing.assert_allclose((u[:, :k] * S.numpy()) @ vh[:k] / scale, M / scale, atol=tol * 10)
+        np.testing.assert_allclose(LA.svdvals(t(M)).numpy() / scale, tS.numpy() / scale, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_small_eigh_matches_torch(dtype):
+    # up to 16x16 loom's tridiagonal QL answers (LAPACK beyond, and where it declines: scales whose
+    # squares would under/overflow); repeated, clustered, zero and negative eigenvalues, either triangle
+    tol = 3e-5 if dtype == "float32" else 1e-12
+    def sym(n):
+        x = rng.standard_normal((n, n))
+        return x + x.T
+    Q, _ = np.linalg.qr(rng.standard_normal((7, 7)))
+    cases = [sym(n) for n in (1, 2, 3, 8, 15, 16, 17, 30)]
+    cases += [np.eye(5), np.zeros((4, 4)), np.diag([2.0, -1, 2, 2, -1, 0]), Q @ np.diag([1, 1 + 1e-12, 1, 5, 5, -3, 1e-9]) @ Q.T,
+              sym(6) * (1e-200 if dtype == "float64" else 1e-30), sym(6) * (1e200 if dtype == "float64" else 1e30),
+              np.diag(np.arange(8.0)) + np.diag(np.full(7, 1e-20), 1) + np.diag(np.full(7, 1e-20), -1)]
+    for A in cases:
+        A = A.astype(dtype)
+        n = A.shape[-1]
+        scale = max(np.abs(A).max(), np.finfo(dtype).tiny)
+        for uplo in ("L", "U"):
+            junk = A.copy()   # the unread triangle must not matter
+            junk[np.triu_indices(n, 1) if uplo == "L" else np.tril_indices(n, -1)] = 7.0
+            w, V = LA.eigh(t(junk), UPLO=uplo)
+            tw = torch.linalg.eigvalsh(torch.tensor(A))
+            np.testing.assert_allclose(w.numpy() / scale, tw.numpy() / scale, atol=tol)
+            v = V.numpy()
+            np.testing.assert_allclose(v.T @ v, np.eye(n), atol=tol * 10)
+            np.testing.assert_allclose((A @ v - v * w.numpy()) / scale, 0, atol=tol * 10)
+            np.testing.assert_allclose(LA.eigvalsh(t(junk), UPLO=uplo).numpy() / scale, tw.numpy() / scale, atol=tol)
 
 
 def test_torch_namespace_aliases():

@@ -68,7 +68,7 @@ static void eig_one(void *ctx, int64_t b) {
     int dt = j->A->dtype, n = (int)j->n, ld = n > 1 ? n : 1, lw = (int)j->lwork, info = 0, one = 1;
     bool cplx = lm_is_complex(dt);
     size_t es = lm_itemsize(dt);   /* a complex element is two reals */
-    char *a = j->ws + b * j->per, *w = a + j->n * j->n * es, *v = w + 2 * j->n * (cplx ? es / 2 : es),
+    char *a = j->ws + lm_la_slot() * j->per, *w = a + j->n * j->n * es, *v = w + 2 * j->n * (cplx ? es / 2 : es),
          *work = v + j->n * j->n * es, *rwork = work + j->lwork * es;
     const char *jobvr = j->compute_v ? "V" : "N";
     int ldv = j->compute_v ? ld : 1;
@@ -136,7 +136,7 @@ int lm_cpu__linalg_eig(lm_tensor *A, bool compute_v, lm_tensor **out) {
     j.L = lm_la_new(A, cdt, 1, &j.n);
     j.V = compute_v ? lm_la_new(A, cdt, 2, (int64_t[]){j.n, j.n}) : lm_empty(1, (int64_t[]){0}, cdt, A->device);
     j.info = lm_la_new(A, LM_INT32, 0, NULL);
-    j.ws = j.L && j.V && j.info ? lm_la_scratch((size_t)(batch * j.per)) : NULL;
+    j.ws = j.L && j.V && j.info ? lm_la_scratch((size_t)(lm_la_slots(batch, j.n) * j.per)) : NULL;
     if (!j.ws) {
         lm_release(j.L), lm_release(j.V), lm_release(j.info);
         return -1;

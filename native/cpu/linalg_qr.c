@@ -1,5 +1,7 @@
-/* QR (LAPACK geqrf, then orgqr to form Q) and householder_product (orgqr on its own). */
+/* QR (LAPACK geqrf, then orgqr to form Q) and householder_product (orgqr on its own); complex
+ * matrices through cgeqrf/zgeqrf and cungqr/zungqr (R's diagonal is real, as LAPACK's). */
 #include "lapack.h"
+#include "linalg_small.h"
 #include "loom_ops.h"
 
 typedef struct {
@@ -13,7 +15,9 @@ static void geqrf(int dt, int m, int n, void *a, void *tau, void *work, int lwor
     int lda = m > 1 ? m : 1, info;
 #ifdef LM_HAVE_BLAS
     if (dt == LM_FLOAT64) scipy_dgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
-    else scipy_sgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
+    else if (dt == LM_FLOAT32) scipy_sgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
+    else if (dt == LM_COMPLEX128) scipy_zgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
+    else scipy_cgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
 #else
     (void)dt, (void)m, (void)n, (void)lda, (void)a, (void)tau, (void)work, (void)lwork, (void)info;
 #endif
@@ -23,7 +27,9 @@ static void orgqr(int dt, int m, int n, int k, void *a, const void *tau, void *w
     int lda = m > 1 ? m : 1, info;
 #ifdef LM_HAVE_BLAS
     if (dt == LM_FLOAT64) scipy_dorgqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
-    else scipy_sorgqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
+    else if (dt == LM_FLOAT32) scipy_sorgqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
+    else if (dt == LM_COMPLEX128) scipy_zungqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
+    else scipy_cungqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
 #else
     (void)dt, (void)n, (void)k, (void)lda, (void)a, (void)tau, (void)work, (void)lwork, (void)info;
 #endif
@@ -35,7 +41,7 @@ static int64_t lwork_for(int64_t m, int64_t n) { return 64 * (m > n ? m : n) + 6
 static int qr_scratch(qr_job *j, int64_t batch) {
     int64_t w = j->n > j->qcols ? j->n : j->qcols;
     j->per = (int64_t)lm_itemsize(j->A->dtype) * (j->m * w + j->k + lwork_for(j->m, w));
-    j->ws = lm_la_scratch((size_t)(batch * j->per));
+    j->ws = lm_la_scratch((size_t)(lm_la_slots(batch, j->n) * j->per));
     return j->ws ? 0 : -1;
 }
 
@@ -44,23 +50,26 @@ static void qr_one(void *ctx, int64_t b) {
     int dt = j->A->dtype;
     size_t es = lm_itemsize(dt);
     int64_t w = j->n > j->qcols ? j->n : j->qcols, lw = lwork_for(j->m, w);
-    char *a = j->ws + b * j->per, *tau = a + j->m * w * es, *work = tau + j->k * es;
+    char *a = j->ws + lm_la_slot() * j->per, *tau = a + j->m * w * es, *work = tau + j->k * es;
     lm_la_load(j->A, j->A->ndim - 2, b, a, j->m);
-    geqrf(dt, (int)j->m, (int)j->n, a, tau, work, (int)lw);
+    /* small real matrices: loom's unblocked loops (LAPACK's entry costs more than their arithmetic) */
+    bool small = j->m <= LM_LA_SMALL && w <= LM_LA_SMALL && !lm_is_complex(dt);
+    if (small && !(dt == LM_FLOAT64 ? lm_small_geqr2_d((int)j->m, (int)j->n, (double *)a, (double *)tau, 1e-140, 1e140)
+                                    : lm_small_geqr2_s((int)j->m, (int)j->n, (float *)a, (float *)tau, 1e-15f, 1e15f))) {
+        small = false;
+        lm_la_load(j->A, j->A->ndim - 2, b, a, j->m);
+    }
+    if (!small) geqrf(dt, (int)j->m, (int)j->n, a, tau, work, (int)lw);
     /* R: the upper triangle of the first rrows rows (rows past k are zero in complete mode) */
-    char *r = lm_bytes(j->R) + b * j->rrows * j->n * es;
-    for (int64_t i = 0; i < j->rrows; i++)
-        for (int64_t c = 0; c < j->n; c++) {
-            double v = i <= c && i < j->m ? (dt == LM_FLOAT64 ? ((double *)a)[c * j->m + i] : ((float *)a)[c * j->m + i]) : 0;
-            if (dt == LM_FLOAT64) ((double *)r)[i * j->n + c] = v;
-            else ((float *)r)[i * j->n + c] = (float)v;
-        }
+    lm_la_store_upper(j->R, b, j->rrows, j->n, a, j->m, j->m);
     if (!j->compute_q) return;
-    orgqr(dt, (int)j->m, (int)j->qcols, (int)j->k, a, tau, work, (int)lw);
+    if (small && dt == LM_FLOAT64) lm_small_org2r_d((int)j->m, (int)j->qcols, (int)j->k, (double *)a, (const double *)tau);
+    else if (small) lm_small_org2r_s((int)j->m, (int)j->qcols, (int)j->k, (float *)a, (const float *)tau);
+    else orgqr(dt, (int)j->m, (int)j->qcols, (int)j->k, a, tau, work, (int)lw);
     lm_la_store(j->Q, b, j->m, j->qcols, a, j->m);
 }
 
-/* serves: floating */
+/* serves: floating_and_complex */
 int lm_cpu__linalg_qr(lm_tensor *A, bool complete, bool compute_q, lm_tensor **out) {
     if (A->ndim < 2) return lm_set_error(LM_ERR_RUNTIME, "The input tensor A must have at least 2 dimensions.");
     if (lm_la_available(A)) return -1;
@@ -86,18 +95,15 @@ static void householder_one(void *ctx, int64_t b) {
     int dt = j->A->dtype;
     size_t es = lm_itemsize(dt);
     int64_t lw = lwork_for(j->m, j->n);
-    char *a = j->ws + b * j->per, *tau = a + j->m * j->n * es, *work = tau + j->k * es;
+    char *a = j->ws + lm_la_slot() * j->per, *tau = a + j->m * j->n * es, *work = tau + j->k * es;
     lm_la_load(j->A, j->A->ndim - 2, b, a, j->m);
     int64_t off = lm_la_offset(j->tau, j->tau->ndim - 1, b), ts = j->tau->strides[j->tau->ndim - 1];
-    for (int64_t i = 0; i < j->k; i++) {
-        if (dt == LM_FLOAT64) ((double *)tau)[i] = ((const double *)j->tau->storage->data)[off + i * ts];
-        else ((float *)tau)[i] = ((const float *)j->tau->storage->data)[off + i * ts];
-    }
+    for (int64_t i = 0; i < j->k; i++) memcpy(tau + i * es, (const char *)j->tau->storage->data + (off + i * ts) * (int64_t)es, es);
     orgqr(dt, (int)j->m, (int)j->n, (int)j->k, a, tau, work, (int)lw);
     lm_la_store(j->Q, b, j->m, j->n, a, j->m);
 }
 
-/* serves: floating */
+/* serves: floating_and_complex */
 lm_tensor *lm_cpu_linalg_householder_product(lm_tensor *A, lm_tensor *tau) {
     if (A->ndim < 2) return lm_set_error(LM_ERR_RUNTIME, "input must have at least 2 dimensions."), NULL;
     if (tau->ndim != A->ndim - 1)

@@ -6,7 +6,7 @@ from collections import namedtuple
 
 from ._args import takes_tensors
 from . import _ops
-from ._linalg_api import _T, _check_float, svd, svdvals, solve, inv
+from ._linalg_api import _H, _check_float, svd, svdvals, solve, inv
 
 __all__ = ["lstsq", "pinv", "pinverse", "matrix_rank", "matrix_exp", "multi_dot", "cond"]
 
@@ -21,14 +21,14 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     tol = _tolerance(A, S, atol, rtol)
     keep = S > tol
     Sinv = _ops.where(keep, 1.0 / _ops.where(keep, S, 1.0), 0.0)
-    return _T(Vh) @ (Sinv.unsqueeze(-1) * _T(U))
+    return _H(Vh) @ (Sinv.unsqueeze(-1) * _H(U))
 
 
 def _tolerance(A, S, atol, rtol):
     smax = S.amax([-1], keepdim=True) if S.shape[-1] else \
         _ops.zeros(list(S.shape[:-1]) + [1], dtype=S.dtype, device=S.device)
     if rtol is None:
-        eps = 2.220446049250313e-16 if A.dtype.name == "float64" else 1.1920928955078125e-07
+        eps = 2.220446049250313e-16 if A.dtype.name in ("float64", "complex128") else 1.1920928955078125e-07
         rtol = 0.0 if (atol is not None and atol > 0) else eps * _b.max(A.shape[-2], A.shape[-1])
     tol = smax * rtol
     if atol is not None:
@@ -63,7 +63,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     m, n = A.shape[-2], A.shape[-1]
     rank = (S > _tolerance(A, S, None, rtol)).sum([-1])
     if m > n and bool((rank == n).all()):
-        residuals = ((A @ X - Bm) ** 2).sum([-2])
+        r = A @ X - Bm
+        residuals = ((r * r.conj()).real if r.dtype.is_complex else r ** 2).sum([-2])
     else:
         residuals = _ops.zeros([0], dtype=A.dtype, device=A.device)
     return Lstsq(X.squeeze(-1) if vec else X, residuals, rank, S)

@@ -30,6 +30,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The ord-norm of x over dim (all elements by default) seen as a vector."""
     if isinstance(dim, int):
         dim = [dim]
+    if x.dtype.is_complex:   # the norm of |x|, real as PyTorch's (the kernel is real-only)
+        x = x.abs()
     if not x.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {x.dtype.name}")

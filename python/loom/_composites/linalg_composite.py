@@ -9,7 +9,7 @@ from .._linalg_api import inv
 
 
 def linalg_matrix_power(self, n):
-    if not self.dtype.is_floating_point:
+    if not self.dtype.is_floating_point and not self.dtype.is_complex:
         raise TypeError(f"not implemented for dtype {self.dtype.name}")
     if self.ndim < 2 or self.shape[-1] != self.shape[-2]:
         raise RuntimeError("linalg.matrix_power: A must be batches of square matrices")
