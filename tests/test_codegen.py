@@ -260,11 +260,13 @@ def test_a_composite_names_a_function_with_the_schemas_arguments(tmp_path, name,
 
 @pytest.mark.parametrize("text", [
     "- func: mish(Tensor self) -> Tensor\n  composite: activations.mish\n  dtype_check: other\n",
-    "- func: neg(Tensor self) -> Tensor\n  pointwise: neg\n  dtype_check: body\n"], ids=["not-an-argument", "not-a-composite"])
+    "- func: neg(Tensor self) -> Tensor\n  pointwise: neg\n  dtype_check: body\n"],
+    ids=["not-an-argument", "not-a-composite"])
 def test_dtype_check_names_a_composites_tensor_argument_or_body(tmp_path, text):
     path = tmp_path / "ops.yaml"
     path.write_text(text)
-    with pytest.raises(SpecError, match=r"^ops.yaml:3: 'dtype_check' is for composites: a Tensor argument \(self\) or 'body'"):
+    with pytest.raises(SpecError, match=r"^ops.yaml:3: 'dtype_check' is for composites: a Tensor argument "
+                                        r"\(self\) or 'body'"):
         model.load(path, ROOT / "native")
 
 

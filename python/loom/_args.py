@@ -155,10 +155,10 @@ def _composite_tensor_arg(x, op, name):
 
 
 def _composite_list_dtype(xs, allowed, op):
-    """A composite's dtype check on a Tensor list: its first Tensor stands for it (the body refuses a
-    list that is not one, or mixes dtypes, itself)."""
+    """A composite's dtype check on a Tensor list (allowed: dtype codes): its first Tensor stands for
+    it (the body refuses a list that is not one, or mixes dtypes, itself)."""
     x = xs[0] if isinstance(xs, (list, tuple)) and xs else None
-    if isinstance(x, Tensor) and x.dtype not in allowed:
+    if isinstance(x, Tensor) and x.dtype.code not in allowed:
         raise LoomTypeError(f"{op}(): not implemented for dtype {x.dtype.name}")
 
 
