@@ -247,6 +247,8 @@ def pairwise_distance(x1, x2, p, eps, keepdim):
     if d.ndim == 0:
         raise ValueError("pairwise_distance: expected at least 1-D inputs, got 0-D")
     a = d.abs()
+    if d.dtype.is_complex:   # the distance of the moduli (d * d is not |d|^2): real, as PyTorch's
+        d = a
     if p == 2:
         return (d * d).sum(-1, keepdim=keepdim).sqrt()
     if p == 1:

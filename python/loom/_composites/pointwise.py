@@ -211,6 +211,8 @@ def baddbmm(self, batch1, batch2, beta, alpha):
 
 def linalg_vector_norm(self, ord, dim, keepdim, dtype):
     x = self if dtype is None else self.to(dtype)
+    if x.dtype.is_complex:   # a complex vector's norm is its moduli's (x * x is not |x|^2): real, as PyTorch's
+        x = x.abs()
     if ord == 2:
         s = (x * x).sum(dim, keepdim)
         # sqrt's gradient is infinite at 0: the norm of a zero vector takes the root of 1 and drops it,
