@@ -19,7 +19,7 @@ VARIANTS = ("function", "method", "inplace", "out")
 PROMOTE = ("default", "float", "bool_out", "scalars")
 REDUCE_RULES = ("sum", "keep", "bool", "float")
 TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "skip", "nondeterministic", "layouts", "dtypes")
-KEYS = ("func", "variants", "out", "doc", "dtypes", "index_args", "cross_device", "upcast", "autocast", "promote", "result", "reduce", "mean", "operators", "test",
+KEYS = ("func", "variants", "out", "doc", "dtypes", "index_args", "dtype_check", "cross_device", "upcast", "autocast", "promote", "result", "reduce", "mean", "operators", "test",
         "python_module", "aliases") + KINDS
 PYTHON_MODULES = ("linalg", "fft", "special", "nn.functional")   # the namespaces python_module: places ops in
 CTX_TYPES = ("Scalar", "float", "int", "bool")
@@ -63,6 +63,9 @@ class Op:
     # accumulate in float32 on their own: matmul, linear)
     upcast_cuda: bool = True
     aliases: tuple = ()   # other names of the same function/method/in-place variant (arccos for acos)
+    # (composite) the Tensor argument its wrapper checks against dtypes ("": the first), or "body" (none: the
+    # body refuses other dtypes itself, in PyTorch's words)
+    dtype_check: str = ""
 
     @property
     def name(self):
@@ -424,6 +427,10 @@ def parse_op(entry, path, kernels):
             "index_args")
     if index_args and kind != "kernel":
         err("'index_args' is for hand-written kernels (kernel: NAME)", "index_args")
+    dtype_check = entry.get("dtype_check", "")
+    if "dtype_check" in entry and (kind != "composite" or dtype_check not in tensor_names + ["body"]):
+        err(f"'dtype_check' is for composites: a Tensor argument ({', '.join(tensor_names) or 'none'}) or 'body'",
+            "dtype_check")
     cross_device = entry.get("cross_device", False)
     if not isinstance(cross_device, bool) or (cross_device and kind != "kernel"):
         err("'cross_device' is a boolean for hand-written kernels (kernel: NAME)", "cross_device")
@@ -444,7 +451,7 @@ def parse_op(entry, path, kernels):
             _python_module(entry.get("python_module", []), schema.name, lambda m: err(m, "python_module")),
             kernels.cuda(kind, kernel.strip(), schema), cross_device, upcast, autocast, result == "real",
             kind == "pointwise" and kernel.strip() in kernels.complex_bodies, upcast_cuda=upcast_cuda,
-            aliases=tuple(aliases))
+            aliases=tuple(aliases), dtype_check=dtype_check)
     _check_kind(op, err)
     _check_variants(op, err)
     return op

@@ -2,6 +2,7 @@
 from dataclasses import dataclass
 
 from . import types
+from .dtypes import TABLE
 
 
 def varargs_arg(op):
@@ -142,6 +143,48 @@ def validate(op):
 
 def composite_module(op):
     return "python/loom/_composites/" + op.kernel.split(".")[0]
+
+
+def dtype_checked(op):
+    """The argument a composite checks against its `dtypes:` (its `dtype_check:` one, else its first
+    Tensor one: a kernel's check reads every Tensor), or None: a composite listing every dtype, taking
+    no Tensor, or whose body refuses dtypes itself (`dtype_check: body`)."""
+    if op.kind != "composite" or not op.inputs or len(op.dtypes) == len(TABLE.dtypes) or op.dtype_check == "body":
+        return None
+    return op.schema.arg(op.dtype_check) if op.dtype_check else op.inputs[0]
+
+
+def dtype_set_const(op):
+    """The module constant holding the dtype codes a composite's check lets through: its set's name
+    when `dtypes:` is a named set's members, else the members'."""
+    named = next((n for n, s in TABLE.sets().items() if tuple(s) == tuple(op.dtypes)), None)
+    return "_dtypes_" + (named or "_".join(op.dtypes))
+
+
+def dtype_set_consts(ops):
+    """[(constant, dtype names)] for every set a composite's check reads, once each."""
+    return sorted({dtype_set_const(op): op.dtypes for op in ops if dtype_checked(op) is not None}.items())
+
+
+def dtype_check(op, where, converted=True):
+    """The statement refusing a composite's checked argument of a dtype outside `dtypes:`, worded as
+    a kernel's check (`NAME(): not implemented for dtype D`, a TypeError that is also a RuntimeError):
+    a set lookup of the dtype's code, nothing built per call. A Tensor list's first element stands for the list.
+    converted: the argument is a Tensor by now (else anything else is left to the call's own checks)."""
+    a = dtype_checked(op)
+    if a is None:
+        return ""
+    const = dtype_set_const(op)
+    if a.type.is_list:
+        return f"_composite_list_dtype({a.name}, {const}, \"{where}\")"
+    # a plain Tensor's code straight from its handle: half the cost of .dtype (subclasses: vmap's, sparse)
+    cond = f"({a.name}._h.dtype if {a.name}.__class__ is Tensor else {a.name}.dtype.code) not in {const}"
+    if not converted:
+        cond = f"isinstance({a.name}, Tensor) and {cond}"
+    elif a.type.optional:
+        cond = f"{a.name} is not None and {cond}"
+    return (f"if {cond}:\n        raise _TypeError(f\"{where}(): not implemented for dtype "
+            f"{{{a.name}.dtype.name}}\")")
 
 
 def composite_args(op):

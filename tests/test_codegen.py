@@ -258,6 +258,32 @@ def test_a_composite_names_a_function_with_the_schemas_arguments(tmp_path, name,
     assert err.match(pattern)
 
 
+@pytest.mark.parametrize("text", [
+    "- func: mish(Tensor self) -> Tensor\n  composite: activations.mish\n  dtype_check: other\n",
+    "- func: neg(Tensor self) -> Tensor\n  pointwise: neg\n  dtype_check: body\n"],
+    ids=["not-an-argument", "not-a-composite"])
+def test_dtype_check_names_a_composites_tensor_argument_or_body(tmp_path, text):
+    path = tmp_path / "ops.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecError, match=r"^ops.yaml:3: 'dtype_check' is for composites: a Tensor argument "
+                                        r"\(self\) or 'body'"):
+        model.load(path, ROOT / "native")
+
+
+def test_a_composite_checks_the_argument_dtype_check_names(tmp_path):
+    from codegen import pygen
+    path = tmp_path / "ops.yaml"
+    path.write_text("- func: mish(Tensor self) -> Tensor\n  composite: activations.mish\n  dtypes: floating\n"
+                    "- func: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor\n"
+                    "  composite: pointwise.addcmul\n  dtypes: floating\n  dtype_check: tensor1\n"
+                    "- func: cdist(Tensor x1, Tensor x2, float p=2.0, str? compute_mode=None) -> Tensor\n"
+                    "  composite: everyday.cdist\n  dtypes: floating\n  dtype_check: body\n"
+                    "- func: fliplr(Tensor self) -> Tensor\n  composite: shape.fliplr\n  dtypes: all_and_complex\n")
+    checked = {op.name: pygen.dtype_checked(op) for op in model.load(path, ROOT / "native").ops}
+    assert checked["mish"].name == "self" and checked["addcmul"].name == "tensor1"
+    assert checked["cdist"] is None and checked["fliplr"] is None   # its body's own words; every dtype
+
+
 def test_an_error_inside_a_composite_keeps_its_frames():
     """A composite's body is real code: its traceback points at python/loom/_composites/."""
     import traceback

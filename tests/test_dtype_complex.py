@@ -347,3 +347,22 @@ def test_indexing_complex_tensors_and_its_gradients():
         f(loom, w).backward()
         f(torch, t).backward()
         np.testing.assert_allclose(w.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("ord", [2, 1, 0, 3, float("inf"), -float("inf")])
+def test_complex_vector_norms_are_the_moduli_norms(ord):
+    """The norm of a complex vector is the norm of its moduli, real (x * x is not |x|^2): every
+    order, and normalize/pairwise_distance over it."""
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(np.complex128)
+    b = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(np.complex128)
+    got = loom.linalg_vector_norm(loom.tensor(a), ord, [1])
+    assert got.dtype == loom.float64
+    want = (np.abs(a) != 0).sum(1) if ord == 0 else np.linalg.norm(np.abs(a), ord, axis=1)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    n = loom.nn.functional.normalize(loom.tensor(a))
+    np.testing.assert_allclose(n.numpy(), a / np.maximum(np.linalg.norm(np.abs(a), 2, axis=1, keepdims=True), 1e-12),
+                               rtol=1e-12)
+    d = loom.nn.functional.pairwise_distance(loom.tensor(a), loom.tensor(b))
+    assert d.dtype == loom.float64
+    np.testing.assert_allclose(d.numpy(), np.linalg.norm(np.abs(a - b + 1e-6), axis=1), rtol=1e-12)

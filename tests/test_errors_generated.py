@@ -11,6 +11,7 @@ import pytest
 import loom
 from helpers import DTYPES, call_function, call_method, can_cast, ldt, op_id, pointwise_dtypes, refusal, unique_name
 from opinputs import MODEL, make_inputs
+from codegen.pygen import dtype_checked
 
 WRONG = {"Tensor": "oops", "int": "oops", "Scalar": "oops", "bool": "oops", "ScalarType": "oops",
          "float": "oops", "Device": 3.5, "str": 3}
@@ -170,6 +171,40 @@ def test_unsupported_dtype_in_every_variant(case):
         else:
             call_method(op, args, "_" if variant == "inplace" else "")
     assert_message(err, name)
+
+
+# composites check their first Tensor argument (pygen.dtype_checked) against `dtypes:`, as a kernel checks its own
+# (or, `dtype_check: body`, the body refuses them itself in PyTorch's words: their first Tensor argument's)
+COMPOSITE_DTYPE_CASES = [(op, dt, v) for op in MODEL.ops if dtype_checked(op) is not None or op.dtype_check == "body"
+                         for dt in DTYPES if dt not in op.dtypes
+                         for v in ("function", "method", "inplace") if v in op.variants]
+
+
+@pytest.mark.parametrize("case", COMPOSITE_DTYPE_CASES, ids=lambda c: f"{op_id(c[0])}-{c[1]}-{c[2]}")
+def test_composite_refuses_unlisted_dtype(case):
+    """A composite given a dtype outside its `dtypes:` raises what a kernel op raises, naming the op the user called."""
+    op, dt, variant = case
+    args = _valid_args(op)
+    assert args is not None, f"no valid call of {op_id(op)} to start from"
+    a = dtype_checked(op) or op.inputs[0]
+    given = args.get(a.name)
+    if a.type.is_list:
+        args[a.name] = [t.to(ldt(dt)) for t in given]
+    else:
+        args[a.name] = loom.ones(3, 4, dtype=ldt(dt)) if given is None else given.to(ldt(dt))
+    name = op.name + ("_" if variant == "inplace" else "")
+    body = op.dtype_check == "body"
+    want = None if body else re.escape(f"not implemented for dtype {dt}")
+    with pytest.raises(RuntimeError if body else TypeError, match=want) as err:
+        if variant == "function":
+            call_function(op, args)
+        else:
+            call_method(op, args, "_" if variant == "inplace" else "")
+    if body:   # PyTorch's own words may run on from the name ("quantile() input tensor must be ...")
+        assert str(err.value).startswith(f"{name}()"), str(err.value)
+    else:
+        assert_message(err, name)
+    assert isinstance(err.value, RuntimeError)   # as a kernel's refusal is
 
 
 def _cast_cases():

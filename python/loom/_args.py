@@ -13,7 +13,7 @@ from ._C import ffi, lib
 from ._autograd import grad_enabled as _grad_enabled
 from ._batched import BatchedOperand as _BatchedOperand
 from ._dtype import FROM_PYTHON, device, dtype
-from ._errors import SparseOperandError, raise_error as _raise, sparse_operand_message
+from ._errors import LoomTypeError, SparseOperandError, raise_error as _raise, sparse_operand_message
 from ._memory_format import memory_format, code_of as _memory_format_arg
 from ._numpy import as_tensor
 from ._tensor import Tensor, _new, _object_new  # noqa: F401  (_object_new: re-exported to the generated ops)
@@ -152,6 +152,14 @@ def _composite_tensor_arg(x, op, name):
         return x
     lib.lm_retain(h)
     return _new(h)
+
+
+def _composite_list_dtype(xs, allowed, op):
+    """A composite's dtype check on a Tensor list (allowed: dtype codes): its first Tensor stands for
+    it (the body refuses a list that is not one, or mixes dtypes, itself)."""
+    x = xs[0] if isinstance(xs, (list, tuple)) and xs else None
+    if isinstance(x, Tensor) and x.dtype.code not in allowed:
+        raise LoomTypeError(f"{op}(): not implemented for dtype {x.dtype.name}")
 
 
 def _tensor_list(xs, op, name):

@@ -154,7 +154,8 @@ def reduce_loss(self, reduction):
 
 def relu6(self):
     # where, not clamp: the gradient is 0 at the kinks 0 and 6 (PyTorch's hardtanh), clamp's passes it
-    return _ops.where(self <= 0, 0.0, _ops.where(self >= 6, 6.0, self))
+    lo, hi = (0, 6) if self.dtype.category == "integral" else (0.0, 6.0)   # ints stay ints, as PyTorch's
+    return _ops.where(self <= 0, lo, _ops.where(self >= 6, hi, self))
 
 
 def hardsigmoid(self):
@@ -246,6 +247,8 @@ def pairwise_distance(x1, x2, p, eps, keepdim):
     if d.ndim == 0:
         raise ValueError("pairwise_distance: expected at least 1-D inputs, got 0-D")
     a = d.abs()
+    if d.dtype.is_complex:   # the distance of the moduli (d * d is not |d|^2): real, as PyTorch's
+        d = a
     if p == 2:
         return (d * d).sum(-1, keepdim=keepdim).sqrt()
     if p == 1:

@@ -193,7 +193,7 @@ def vdot(self, other):
 
 def addmm(self, mat1, mat2, beta, alpha):
     p = _ops.mm(mat1, mat2)
-    if not p.dtype.is_floating_point:   # PyTorch casts the scalars to an integer result's type
+    if p.dtype.category in ("integral", "bool"):   # PyTorch casts the scalars to an integer result's type
         alpha, beta = _b.int(alpha), _b.int(beta)
     p = p if alpha == 1 else p * alpha
     # beta = 0 ignores self entirely (NaN in it does not propagate), as PyTorch's
@@ -202,6 +202,8 @@ def addmm(self, mat1, mat2, beta, alpha):
 
 def baddbmm(self, batch1, batch2, beta, alpha):
     p = _ops.bmm(batch1, batch2)
+    if p.dtype.category in ("integral", "bool"):   # as addmm's
+        alpha, beta = _b.int(alpha), _b.int(beta)
     p = p if alpha == 1 else p * alpha
     # beta = 0 ignores self entirely (NaN in it does not propagate), as PyTorch's
     return p if beta == 0 else p + (self if beta == 1 else self * beta)
@@ -209,6 +211,8 @@ def baddbmm(self, batch1, batch2, beta, alpha):
 
 def linalg_vector_norm(self, ord, dim, keepdim, dtype):
     x = self if dtype is None else self.to(dtype)
+    if x.dtype.is_complex:   # a complex vector's norm is its moduli's (x * x is not |x|^2): real, as PyTorch's
+        x = x.abs()
     if ord == 2:
         s = (x * x).sum(dim, keepdim)
         # sqrt's gradient is infinite at 0: the norm of a zero vector takes the root of 1 and drops it,
