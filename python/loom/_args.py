@@ -14,6 +14,7 @@ from ._autograd import grad_enabled as _grad_enabled
 from ._batched import BatchedOperand as _BatchedOperand
 from ._dtype import FROM_PYTHON, device, dtype
 from ._errors import SparseOperandError, raise_error as _raise, sparse_operand_message
+from ._meta import MetaOperand as _MetaOperand
 from ._memory_format import memory_format, code_of as _memory_format_arg
 from ._numpy import as_tensor
 from ._tensor import Tensor, _new, _object_new  # noqa: F401  (_object_new: re-exported to the generated ops)
@@ -292,6 +293,8 @@ def _apply_memory_format(r, fmt, like, op):
     generated C entries do for kernels: r itself when it is laid out so already."""
     if fmt is None:
         return r
+    if r._h is None:   # a meta tensor: the format's strides, computed
+        return _meta_dispatch.apply_memory_format(r, fmt, like, op)
     lib.lm_retain(r._h)   # lm_apply_memory_format takes a reference
     h = lib.lm_apply_memory_format(r._h, _memory_format_arg(fmt, op, "memory_format"), like._h)
     if not h:
@@ -311,10 +314,19 @@ def _device_arg(x, op, name):
         except RuntimeError as e:
             raise RuntimeError(f"{op}(): {e}") from None
     if isinstance(x, device):
+        if x.type == "meta":   # no C device: the op's meta rule takes over
+            raise _MetaOperand(op)
         if x.code:   # CUDA: loaded on first use
             _cuda_device(x)
         return x.code
     _type_error(op, name, "device", x)
+
+
+def _device_check(x, op, name):
+    """_device_arg's checks for a composite op, whose parts take the device themselves (meta too)."""
+    if isinstance(x, str) and x.partition(":")[0] == "meta" or isinstance(x, device) and x.type == "meta":
+        return -2
+    return _device_arg(x, op, name)
 
 
 def _cuda_device(d):

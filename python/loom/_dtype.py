@@ -68,13 +68,14 @@ class device:
         if not isinstance(spec, str):
             raise TypeError(f"device() expects a string like 'cpu' or 'cuda:0', not {type(spec).__name__}")
         kind, _, idx = spec.partition(":")
-        if kind not in ("cpu", "cuda"):
-            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {spec}")
+        if kind not in ("cpu", "cuda", "meta"):
+            raise RuntimeError(f"Expected one of cpu, cuda, meta device type at start of device string: {spec}")
         if idx:
             if not idx.isdigit():
                 raise RuntimeError(f"Invalid device string: '{spec}'")
             index = int(idx)
-        self.type, self.index, self.code = kind, index, 0 if kind == "cpu" else 1
+        # code: the C device (meta has none: its tensors have no handle, see _meta)
+        self.type, self.index, self.code = kind, index, {"cpu": 0, "cuda": 1, "meta": -2}[kind]
 
     def __eq__(self, other):
         if isinstance(other, str):
