@@ -171,6 +171,17 @@ def _tensor_list(xs, op, name):
     return ffi.new("lm_tensor *[]", hs), len(hs)
 
 
+def _check_tensor_list(xs, op, name):
+    """_tensor_list's type checks alone, for a composite whose parts convert the list themselves
+    (handle-less tensors among it, vmap's or meta ones, then reach those parts' rules)."""
+    if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)):
+        _type_error(op, name, "a tuple or list of Tensors", xs)
+    for i, x in enumerate(xs):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{op}(): expected Tensor as element {i} in argument '{name}', "
+                            f"but got {type(x).__name__}")
+
+
 def _int(x, op, name):
     if x.__class__ is int and _INT64_MIN <= x <= _INT64_MAX:
         return x

@@ -15,7 +15,7 @@ import math
 from ._C import lib
 from ._autograd import grad_enabled
 from ._dims import wrap_dim
-from ._dtype import BY_NAME, device as _device
+from ._dtype import BY_NAME, complex_of, device as _device
 from ._meta import MetaTensor, contiguous_strides, format_strides, is_dense, is_meta_device, make
 from ._tensor import Tensor, _new
 
@@ -133,7 +133,7 @@ def _inplace(name, cname, fn, args):
 _PROXY_CACHE = {}
 
 
-def _stand_in(t, fill=1):
+def stand_in(t, fill=1):
     if not isinstance(t, MetaTensor):
         return t
     s = _new(lib.lm_scalar_tensor((float(fill), fill, 1), t.dtype.code, False))
@@ -166,12 +166,28 @@ def proxy(name, fn, args, fill=1, **change):
     hit = _PROXY_CACHE.get(key)
     if hit is not None:
         return hit
+    try:
+        dt = _proxy_dtypes(fn, args, fill, change)
+    except (RuntimeError, ValueError, TypeError, IndexError) as e:
+        if fill != 1:
+            raise e.__class__(str(e)) from None
+        try:   # positions (index tensors) of 1 can be out of range where 0 is not
+            dt = _proxy_dtypes(fn, args, 0, change)
+        except (RuntimeError, ValueError, TypeError, IndexError):
+            raise e.__class__(str(e)) from None
+    if len(_PROXY_CACHE) > 8192:
+        _PROXY_CACHE.clear()
+    _PROXY_CACHE[key] = dt
+    return dt
+
+
+def _proxy_dtypes(fn, args, fill, change):
     new = {}
     for k, v in args.items():
         if isinstance(v, MetaTensor):
-            new[k] = _stand_in(v, fill)
+            new[k] = stand_in(v, fill)
         elif isinstance(v, (list, tuple)) and any(isinstance(e, MetaTensor) for e in v):
-            new[k] = [_stand_in(e, fill) for e in v]
+            new[k] = [stand_in(e, fill) for e in v]
         elif k == "device" and v is not None and is_meta_device(v):
             new[k] = None
         elif k == "requires_grad":
@@ -179,17 +195,8 @@ def proxy(name, fn, args, fill=1, **change):
         else:
             new[k] = v
     new.update(change)
-    try:
-        r = fn(**new)
-    except NotImplementedError:
-        raise
-    except (RuntimeError, ValueError, TypeError, IndexError) as e:
-        raise e.__class__(str(e)) from None
-    dt = tuple(x.dtype for x in r) if isinstance(r, tuple) else r.dtype
-    if len(_PROXY_CACHE) > 8192:
-        _PROXY_CACHE.clear()
-    _PROXY_CACHE[key] = dt
-    return dt
+    r = fn(**new)
+    return tuple(x.dtype for x in r) if isinstance(r, tuple) else r.dtype
 
 
 # ---- shape helpers ----
@@ -313,9 +320,9 @@ def _randperm(name, fn, args):
 # conversion and copies
 
 def _preserved(x, dtype):
-    """A new tensor laid out as x where x is dense (PyTorch's preserve_format), else contiguous."""
-    strides = x.stride() if is_dense(x.shape, x.stride()) else None
-    return make(x.shape, dtype, strides)
+    """A new tensor as loom's CPU copies make it: contiguous (PyTorch's preserve_format would keep a
+    dense x's strides; loom's kernels do not, and meta follows loom's CPU)."""
+    return make(x.shape, dtype)
 
 
 @rule("to_device")
@@ -326,7 +333,9 @@ def _to_device(name, fn, args):
     dt = x.dtype if args.get("dtype") is None else args["dtype"]
     if isinstance(x, MetaTensor) and dt == x.dtype and not args.get("copy") and args.get("memory_format") is None:
         return x
-    r = _preserved(x, dt)
+    # onto the meta device a dense tensor keeps its strides (PyTorch's preserve_format), so a meta
+    # copy of a CPU tensor has its exact metadata
+    r = make(x.shape, dt, x.stride() if is_dense(x.shape, x.stride()) else None)
     fmt = args.get("memory_format")
     return r if fmt is None else apply_memory_format(r, fmt, x, name)
 
@@ -617,17 +626,25 @@ def _complex_part(name, fn, args):
 HAND["real"] = HAND["imag"] = _complex_part
 
 
+_REAL_OF = {"complex64": "float32", "complex128": "float64", "complex32": "float16"}
+
+
 @rule("view_as_real")
 def _view_as_real(name, fn, args):
     x = args["self"]
-    dt = proxy(name, fn, args)
+    if not x.dtype.is_complex:
+        raise RuntimeError(f"{name}(): view_as_real is only supported for complex tensors")
+    dt = BY_NAME[_REAL_OF[x.dtype.name]]
     return make(list(x.shape) + [2], dt, [s * 2 for s in x.stride()] + [1], x.storage_offset() * 2)
 
 
 @rule("view_as_complex")
 def _view_as_complex(name, fn, args):
     x = args["self"]
-    dt = proxy(name, fn, args)
+    dt = complex_of(x.dtype) if x.dtype.is_floating_point and x.dtype.name in ("float32", "float64") else None
+    if dt is None:
+        raise RuntimeError(f"{name}(): view_as_complex is only supported for float and double tensors, but got a "
+                           f"tensor of scalar type: {x.dtype.name}")
     if x.ndim == 0 or x.shape[-1] != 2 or x.stride(-1) != 1:
         raise RuntimeError(f"{name}(): Tensor must have a last dimension of size 2 with stride 1")
     return make(list(x.shape[:-1]), dt, [s // 2 for s in x.stride()[:-1]], x.storage_offset() // 2)
@@ -854,7 +871,7 @@ def _conv2d(name, fn, args):
     if shape[1] != w.shape[1] * g:
         raise RuntimeError(f"{name}(): Given groups={g}, weight of size {list(w.shape)}, expected input"
                            f"{shape} to have {w.shape[1] * g} channels, but got {shape[1]} channels instead")
-    st, pd, dl = (list(args[k]) * 2 if len(args[k]) == 1 else list(args[k]) for k in ("stride", "padding", "dilation"))
+    st, pd, dl = (_pair(args[k]) for k in ("stride", "padding", "dilation"))
     hw = [_conv_out(shape[2 + i], w.shape[2 + i], st[i], pd[i], dl[i]) for i in range(2)]
     if min(hw) <= 0:
         raise RuntimeError(f"{name}(): Calculated output size is too small")
@@ -869,13 +886,17 @@ def _pool_out(n, k, s, p, d, ceil):
     return o
 
 
+def _pair(v):
+    v = [v] if isinstance(v, int) else list(v)
+    return v * 2 if len(v) == 1 else v
+
+
 def _pool(name, args, dilation):
     x = args["self"]
-    k = list(args["kernel_size"]) * (2 if len(args["kernel_size"]) == 1 else 1)
-    s = list(args["stride"]) or k
-    s = s * 2 if len(s) == 1 else s
-    p = list(args["padding"]) * (2 if len(args["padding"]) == 1 else 1)
-    d = dilation * (2 if len(dilation) == 1 else 1)
+    k = _pair(args["kernel_size"])
+    s = _pair(args["stride"]) if args["stride"] not in (None, [], ()) else k
+    p = _pair(args["padding"])
+    d = _pair(dilation)
     hw = [_pool_out(x.shape[-2 + i], k[i], s[i], p[i], d[i], args["ceil_mode"]) for i in range(2)]
     if min(hw) <= 0:
         raise RuntimeError(f"{name}(): Output size is too small")
@@ -884,7 +905,7 @@ def _pool(name, args, dilation):
 
 @rule("max_pool2d_with_indices")
 def _max_pool(name, fn, args):
-    shape = _pool(name, args, list(args["dilation"]))
+    shape = _pool(name, args, args["dilation"])
     return (make(shape, args["self"].dtype), make(shape, int64))
 
 
@@ -895,8 +916,7 @@ def _avg_pool(name, fn, args):
 
 def _adaptive_shape(name, args):
     x = args["self"]
-    o = list(args["output_size"])
-    o = o * 2 if len(o) == 1 else o
+    o = _pair(args["output_size"])
     return list(x.shape[:-2]) + [x.shape[-2] if s is None else s for s in o]
 
 
@@ -989,3 +1009,108 @@ def _one_hot(name, fn, args):
 def _lstm_gates(name, fn, args):
     cx = args["cx"]
     return (make(cx.shape, cx.dtype), make(cx.shape, cx.dtype))
+
+
+# spectral: the transformed dims keep their sizes, but a real-to-complex transform's last (onesided)
+# and a complex-to-real one's, which is last_dim_size
+
+@rule("_fft_c2c")
+def _fft_c2c(name, fn, args):
+    return make(args["self"].shape, proxy(name, fn, args))
+
+
+@rule("_fft_r2c")
+def _fft_r2c(name, fn, args):
+    x = args["self"]
+    shape = list(x.shape)
+    if args["onesided"] and args["dim"]:
+        d = wrap_dim(args["dim"][-1], x.ndim)
+        shape[d] = shape[d] // 2 + 1
+    return make(shape, proxy(name, fn, args))
+
+
+@rule("_fft_c2r")
+def _fft_c2r(name, fn, args):
+    x = args["self"]
+    shape = list(x.shape)
+    if args["dim"]:
+        shape[wrap_dim(args["dim"][-1], x.ndim)] = args["last_dim_size"]
+    return make(shape, proxy(name, fn, args, last_dim_size=1))
+
+
+# backward kernels: each gradient has its input's shape
+
+@rule("linear_backward")
+def _linear_backward(name, fn, args):
+    x, w = args["input"], args["weight"]
+    dt = proxy(name, fn, args)
+    shapes = (x.shape, w.shape, [w.shape[0]] if w.ndim == 2 else [])
+    flags = (args["input_grad"], args["weight_grad"], args["bias_grad"])
+    return tuple(make(s if f else [0], d) for s, f, d in zip(shapes, flags, dt))
+
+
+@rule("conv2d_backward_input")
+def _conv_backward_input(name, fn, args):
+    return make(list(args["input_size"]), args["weight"].dtype)
+
+
+@rule("conv2d_backward_weight")
+def _conv_backward_weight(name, fn, args):
+    return make(list(args["weight_size"]), args["input"].dtype)
+
+
+@rule("pad_backward")
+def _pad_backward(name, fn, args):
+    return make(list(args["input_size"]), args["grad_output"].dtype)
+
+
+@rule("avg_pool2d_backward", "adaptive_avg_pool2d_backward", "max_pool2d_backward", "nll_loss_backward")
+def _like_self_backward(name, fn, args):
+    return make(args["self"].shape, args["grad_output"].dtype)
+
+
+@rule("sdpa_flash_backward")
+def _sdpa_backward(name, fn, args):
+    return tuple(make(args[k].shape, args[k].dtype) for k in ("query", "key", "value"))
+
+
+@rule("lstm_gates_backward")
+def _lstm_gates_backward(name, fn, args):
+    return (make(args["gates"].shape, args["gates"].dtype), make(args["cx"].shape, args["cx"].dtype))
+
+
+# linear algebra: batched over the leading dims
+
+def _square(name, a):
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{name}(): A must be batches of square matrices, but they are {a.shape[-2] if a.ndim > 1 else 0} "
+                           f"by {a.shape[-1] if a.ndim else 0} matrices")
+    return list(a.shape[:-2])
+
+
+@rule("_linalg_det")
+def _det(name, fn, args):
+    return make(_square(name, args["a"]), proxy(name, fn, args))
+
+
+@rule("_linalg_logabsdet")
+def _logabsdet(name, fn, args):
+    batch = _square(name, args["a"])
+    dts = proxy(name, fn, args)
+    return tuple(make(batch, d) for d in dts)
+
+
+@rule("_linalg_inv_ex")
+def _inv_ex(name, fn, args):
+    a = args["a"]
+    batch = _square(name, a)
+    dts = proxy(name, fn, args)
+    return (make(a.shape, dts[0]), make(batch, dts[1]))
+
+
+@rule("_linalg_solve_triangular")
+def _solve_triangular(name, fn, args):
+    a, b = args["a"], args["b"]
+    _square(name, a)
+    batch = broadcast(name, a.shape[:-2], b.shape[:-2])
+    return make(batch + list(b.shape[-2:]), proxy(name, fn, args))
