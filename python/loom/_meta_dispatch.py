@@ -700,7 +700,7 @@ GENERATED_RESULT = {"sort": "sort_result", "cummax": "cummax_result", "cummin": 
                     "max": "max_dim_result", "min": "min_dim_result"}
 
 for _c in ("softmax", "log_softmax", "cumsum", "cumprod", "logcumsumexp", "flip", "roll", "argsort", "random_draw",
-           "fill_value_like", "scatter_src", "scatter_value", "scatter_add", "scatter_reduce_two", "index_add"):
+           "scatter_src", "scatter_value", "scatter_add", "scatter_reduce_two", "index_add"):
     HAND[_c] = _same
 for _c in ("sort", "cummax", "cummin"):
     HAND[_c] = _same_pair
@@ -1114,3 +1114,72 @@ def _solve_triangular(name, fn, args):
     _square(name, a)
     batch = broadcast(name, a.shape[:-2], b.shape[:-2])
     return make(batch + list(b.shape[-2:]), proxy(name, fn, args))
+
+
+def _batch_mn(name, a):
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}(): The input tensor A must have at least 2 dimensions.")
+    return list(a.shape[:-2]), a.shape[-2], a.shape[-1]
+
+
+@rule("_linalg_lu_factor_ex")
+def _lu_factor(name, fn, args):
+    a = args["a"]
+    b, m, n = _batch_mn(name, a)
+    dts = proxy(name, fn, args)
+    return (make(a.shape, dts[0]), make(b + [min(m, n)], dts[1]), make(b, dts[2]))
+
+
+@rule("_linalg_cholesky_ex")
+def _cholesky(name, fn, args):
+    a = args["a"]
+    batch = _square(name, a)
+    dts = proxy(name, fn, args)
+    return (make(a.shape, dts[0]), make(batch, dts[1]))
+
+
+@rule("_linalg_eigh", "_linalg_eig")
+def _eig(name, fn, args):
+    a = args["a"]
+    batch = _square(name, a)
+    dts = proxy(name, fn, args)
+    vecs = a.shape if args["compute_v"] else [0]
+    return (make(batch + [a.shape[-1]], dts[0]), make(vecs, dts[1]), make(batch, dts[2]))
+
+
+@rule("_linalg_svd")
+def _svd(name, fn, args):
+    a = args["a"]
+    b, m, n = _batch_mn(name, a)
+    k = min(m, n)
+    dts = proxy(name, fn, args)
+    if not args["compute_uv"]:
+        u, vh = b + [0, 0], b + [0, 0]
+    elif args["full_matrices"]:
+        u, vh = b + [m, m], b + [n, n]
+    else:
+        u, vh = b + [m, k], b + [k, n]
+    return (make(u, dts[0]), make(b + [k], dts[1]), make(vh, dts[2]), make(b, dts[3]))
+
+
+@rule("_linalg_qr")
+def _qr(name, fn, args):
+    a = args["a"]
+    b, m, n = _batch_mn(name, a)
+    k = m if args["complete"] else min(m, n)
+    dts = proxy(name, fn, args)
+    q = b + [m, k] if args["compute_q"] else [0]
+    return (make(q, dts[0]), make(b + [k, n], dts[1]))
+
+
+@rule("_linalg_lu_solve")
+def _lu_solve(name, fn, args):
+    lu, rhs = args["lu"], args["b"]
+    _square(name, lu)
+    batch = broadcast(name, lu.shape[:-2], rhs.shape[:-2])
+    return make(batch + list(rhs.shape[-2:]), proxy(name, fn, args))
+
+
+@rule("linalg_householder_product")
+def _householder(name, fn, args):
+    return make(args["input"].shape, proxy(name, fn, args))
