@@ -1,6 +1,7 @@
 """Every op of the model on meta tensors against the same call on CPU tensors (generated from the op
 model's test inputs, as test_vmap_generated's): the result's shape, dtype and strides must be the
-CPU result's, for contiguous and transposed inputs. An op without a meta rule must say so by name
+CPU result's, for contiguous and transposed inputs, and for int64 and bool inputs where the op takes
+them (type promotion). An op without a meta rule must say so by name
 (NotImplementedError naming it and the Meta backend) and be listed in NO_META_YET: a strict xfail,
 so a rule that starts working shows up as XPASS and must take its name off the list."""
 import pytest
@@ -29,13 +30,16 @@ def _cases():
     for op in MODEL.ops:
         if op.test.get("skip") or "function" not in op.variants and "method" not in op.variants:
             continue
-        for layout in ("contiguous", "transposed"):
-            dt = "float32" if "float32" in op.dtypes else op.dtypes[0]
+        first = "float32" if "float32" in op.dtypes else op.dtypes[0]
+        # the float32 (or first) dtype in both layouts; int64 and bool too, where the op takes them (promotion)
+        combos = [(first, "contiguous"), (first, "transposed")] + \
+            [(d, "contiguous") for d in ("int64", "bool") if d in op.dtypes and d != first]
+        for dt, layout in combos:
             if make_inputs(op, dt, layout) is None:
                 continue
             marks = [pytest.mark.xfail(strict=True, raises=(NotImplementedError, RuntimeError),
                                        reason="no meta rule")] if op.schema.full_name in NO_META_YET else []
-            out.append(pytest.param(op, dt, layout, marks=marks, id=f"{op.schema.full_name}-{layout}"))
+            out.append(pytest.param(op, dt, layout, marks=marks, id=f"{op.schema.full_name}-{dt}-{layout}"))
     return out
 
 
