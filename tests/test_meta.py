@@ -244,3 +244,16 @@ def test_lapack_kernels_match_cpu():
         cpu, meta = call(lambda t: t), call(lambda t: t.to("meta"))
         for c, m in zip(cpu, meta):
             assert m.is_meta and (tuple(m.shape), m.dtype) == (tuple(c.shape), c.dtype)
+
+
+def test_channels_last_as_loom_cpu():
+    x = loom.randn(2, 3, 4, 5).contiguous(memory_format=loom.channels_last)
+    m = x.to("meta")
+    assert m.stride() == x.stride() and m.is_contiguous(memory_format=loom.channels_last)
+    for f in (lambda t: t + 1, lambda t: t.exp(), lambda t: t.contiguous(), lambda t: t.clone()):
+        assert f(m).stride() == f(x).stride()
+    conv = nn.Conv2d(3, 4, 3)
+    cpu_stride = conv(x).stride()
+    assert conv.to("meta")(m).stride() == cpu_stride
+    assert loom.empty(2, 3, 4, 5, device="meta", memory_format=loom.channels_last).stride() == \
+        loom.empty(2, 3, 4, 5, memory_format=loom.channels_last).stride()

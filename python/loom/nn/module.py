@@ -267,7 +267,7 @@ class Module:
                 if p is None:
                     continue
                 new = fn(p)
-                if (p._h is None) != (new._h is None):   # to or from the meta device: memory cannot be swapped in
+                if p.is_meta != new.is_meta:   # to or from the meta device: memory cannot be swapped in
                     self._parameters[k] = Parameter(new, p.requires_grad)
                 elif new is not p:
                     _swap_data(p, new)   # keeps the Parameter object, as PyTorch's param.data = ...
