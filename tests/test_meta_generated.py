@@ -20,8 +20,6 @@ NO_META_YET = {
     # composites whose bodies read values (range checks, .item(), data-dependent loops)
     "histc", "tril_indices", "triu_indices", "binary_cross_entropy", "quantile", "quantile.scalar", "nanquantile",
     "nanquantile.scalar", "take", "put", "masked_scatter", "masked_scatter_", "index_reduce", "mvlgamma",
-    # rules not written yet
-    "_linalg_solve_ex",
 }
 
 

@@ -1183,3 +1183,25 @@ def _lu_solve(name, fn, args):
 @rule("linalg_householder_product")
 def _householder(name, fn, args):
     return make(args["input"].shape, proxy(name, fn, args))
+
+
+@rule("_linalg_solve_ex")
+def _solve_ex(name, fn, args):
+    a, b = args["a"], args["b"]
+    batch = _square(name, a)
+    if b.ndim != a.ndim or b.shape[-2] != a.shape[-1]:
+        raise RuntimeError(f"{name}(): Incompatible shapes of A and B for the equation AX = B")
+    if list(b.shape[:-2]) != batch:
+        raise RuntimeError(f"{name}(): B must have the batch dimensions of the matrix (broadcast them first)")
+    dts = proxy(name, fn, args)
+    return (make(b.shape, dts[0]), make(batch, dts[1]))
+
+
+@rule("multinomial")
+def _multinomial(name, fn, args):
+    x, k = args["self"], args["num_samples"]
+    if x.ndim not in (1, 2):
+        raise RuntimeError(f"{name}(): prob_dist must be 1 or 2 dim")
+    if not args["replacement"] and k > x.shape[-1]:
+        raise RuntimeError(f"{name}(): cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    return make(list(x.shape[:-1]) + [k], int64)
