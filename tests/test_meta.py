@@ -257,3 +257,15 @@ def test_channels_last_as_loom_cpu():
     assert conv.to("meta")(m).stride() == cpu_stride
     assert loom.empty(2, 3, 4, 5, device="meta", memory_format=loom.channels_last).stride() == \
         loom.empty(2, 3, 4, 5, memory_format=loom.channels_last).stride()
+
+
+def test_device_context_manager():
+    x = loom.ones(3)
+    with loom.device("meta") as d:
+        assert d.type == "meta"
+        lin = nn.Linear(3, 4)
+        made = [loom.zeros(2), loom.randn(2, 2), loom.arange(5), loom.eye(2), loom.full((2,), 3)]
+        assert loom.ones(1, device="cpu").device.type == "cpu"   # an explicit device wins
+        assert loom.empty_like(x).device.type == "cpu"   # *_like follow their input
+    assert lin.weight.is_meta and all(t.is_meta for t in made)
+    assert loom.zeros(2).device.type == "cpu"   # the block is over

@@ -12,7 +12,7 @@ from . import cuda
 from ._C import ffi, lib
 from ._autograd import grad_enabled as _grad_enabled
 from ._batched import BatchedOperand as _BatchedOperand
-from ._dtype import FROM_PYTHON, device, dtype
+from ._dtype import FROM_PYTHON, default_devices, device, dtype
 from ._errors import SparseOperandError, raise_error as _raise, sparse_operand_message
 from ._meta import MetaOperand as _MetaOperand
 from ._memory_format import memory_format, code_of as _memory_format_arg
@@ -318,7 +318,9 @@ def _apply_memory_format(r, fmt, like, op):
 
 def _device_arg(x, op, name):
     if x is None:
-        return -1
+        if not default_devices:
+            return -1
+        x = default_devices[-1]   # inside `with loom.device(...):`
     if isinstance(x, str):
         try:
             x = device(x)
@@ -335,6 +337,8 @@ def _device_arg(x, op, name):
 
 def _device_check(x, op, name):
     """_device_arg's checks for a composite op, whose parts take the device themselves (meta too)."""
+    if x is None and default_devices:
+        x = default_devices[-1]
     if isinstance(x, str) and x.partition(":")[0] == "meta" or isinstance(x, device) and x.type == "meta":
         return -2
     return _device_arg(x, op, name)

@@ -59,6 +59,11 @@ def from_numpy_dtype(npdt):
     return d
 
 
+# the devices of the enclosing `with loom.device(...):` blocks, innermost last: where factories
+# given no device= make their tensors
+default_devices = []
+
+
 class device:
     __slots__ = ("type", "index", "code")
 
@@ -84,6 +89,15 @@ class device:
 
     def __hash__(self):
         return hash((self.type, self.index or 0))
+
+    def __enter__(self):
+        """`with loom.device("meta"):` factories given no device= (and so layers built inside) make their
+        tensors on this device, as PyTorch's device context manager."""
+        default_devices.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        default_devices.pop()
 
     def __repr__(self):
         return f"device(type='{self.type}'" + (f", index={self.index})" if self.index is not None else ")")

@@ -15,7 +15,7 @@ import math
 from ._C import lib
 from ._autograd import grad_enabled
 from ._dims import wrap_dim
-from ._dtype import BY_NAME, complex_of, device as _device
+from ._dtype import BY_NAME, complex_of, default_devices, device as _device
 from ._meta import MetaTensor, contiguous_strides, format_strides, is_dense, is_meta_device, make
 from ._tensor import Tensor, _new
 
@@ -43,9 +43,16 @@ def involved(args):
         for t in _tensors(v):
             if t.__class__ is MetaTensor or isinstance(t, MetaTensor):
                 return True
-        if k == "device" and v is not None and is_meta_device(v):
+        if k == "device" and _meta_device(v):
             return True
     return False
+
+
+def _meta_device(v):
+    """A device argument naming meta, or left out inside `with loom.device("meta"):`."""
+    if v is None:
+        return bool(default_devices) and default_devices[-1].type == "meta"
+    return is_meta_device(v)
 
 
 def no_rule(name):
@@ -188,8 +195,8 @@ def _proxy_dtypes(fn, args, fill, change):
             new[k] = stand_in(v, fill)
         elif isinstance(v, (list, tuple)) and any(isinstance(e, MetaTensor) for e in v):
             new[k] = [stand_in(e, fill) for e in v]
-        elif k == "device" and v is not None and is_meta_device(v):
-            new[k] = None
+        elif k == "device" and _meta_device(v):
+            new[k] = "cpu"
         elif k == "requires_grad":
             new[k] = False
         else:
