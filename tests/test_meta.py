@@ -269,3 +269,14 @@ def test_device_context_manager():
         assert loom.empty_like(x).device.type == "cpu"   # *_like follow their input
     assert lin.weight.is_meta and all(t.is_meta for t in made)
     assert loom.zeros(2).device.type == "cpu"   # the block is over
+
+
+def test_advanced_indexing_matches_cpu():
+    x = loom.empty(2, 3, 4, 5)
+    m = x.to("meta")
+    i, j = loom.tensor([0, 1]), loom.tensor([[0], [1]])
+    keys = [lambda i, j: (i,), lambda i, j: (slice(None), i), lambda i, j: (slice(None), i, j),
+            lambda i, j: (i, slice(None), j), lambda i, j: (Ellipsis, i), lambda i, j: (i, j)]
+    for key in keys:
+        c, r = x[key(i, j)], m[key(i.to("meta"), j.to("meta"))]
+        assert (tuple(r.shape), r.stride()) == (tuple(c.shape), c.stride())

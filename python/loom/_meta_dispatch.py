@@ -362,10 +362,9 @@ def _copy(name, fn, args):
     x, src = args["self"], args["src"]
     if not isinstance(x, MetaTensor):
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
-    broadcast(name, tuple(x.shape), tuple(src.shape))
-    if tuple(broadcast(name, tuple(x.shape), tuple(src.shape))) != tuple(x.shape):
-        raise RuntimeError(f"{name}(): output with shape {list(x.shape)} doesn't match the broadcast shape "
-                           f"{list(broadcast(name, tuple(x.shape), tuple(src.shape)))}")
+    shape = broadcast(name, tuple(x.shape), tuple(src.shape))
+    if tuple(shape) != tuple(x.shape):
+        raise RuntimeError(f"{name}(): output with shape {list(x.shape)} doesn't match the broadcast shape {shape}")
     return x
 
 
@@ -991,17 +990,13 @@ def _index(name, fn, args):
     if len(idx) > x.ndim:
         raise IndexError(f"{name}(): too many indices for tensor of dimension {x.ndim}")
     pos = [i for i, t in enumerate(idx) if t is not None]
+    if not pos:
+        return make(x.shape, x.dtype)
     bshape = broadcast(name, *[tuple(idx[i].shape) for i in pos])
-    rest = list(x.shape)
-    contiguous_block = pos == list(range(pos[0], pos[-1] + 1)) if pos else True
-    before = [x.shape[i] for i in range(pos[0])] if pos else []
-    after = [x.shape[i] for i in range((pos[-1] + 1) if pos else 0, x.ndim)]
-    if contiguous_block:
-        shape = before + bshape + after
-    else:
-        shape = bshape + [x.shape[i] for i in range(x.ndim) if i not in pos or i >= len(idx)]
-        shape = bshape + [rest[i] for i in range(x.ndim) if not (i < len(idx) and idx[i] is not None)]
-    return make(shape, x.dtype)
+    rest = [x.shape[i] for i in range(x.ndim) if i not in pos]
+    if pos == list(range(pos[0], pos[-1] + 1)):   # adjacent indexed dims: the result's dims go where they were
+        return make(rest[:pos[0]] + bshape + rest[pos[0]:], x.dtype)
+    return make(bshape + rest, x.dtype)   # split by a slice: in front, as NumPy's rule
 
 
 @rule("one_hot")
