@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import jinja2
 
-from . import agen, cgen, pygen, pyops, vmapgen, yamlload
+from . import agen, cgen, metagen, pygen, pyops, vmapgen, yamlload
 from .dtypes import CATEGORIES, PATH as DTYPES_PATH, TABLE
 from .model import PYTHON_MODULES
 
@@ -119,7 +119,8 @@ def render(model, native, derivs=()):
     files["cuda_tables.cu"] = env.get_template("cuda_tables.cu.j2").render(n=cgen.NCUDA)
     pctx = _python_context(model)
     diff = {d.op.cname for d in derivs if d.formulas}
-    files["_ops.py"] = env.get_template("ops.py.j2").render(ops=ops, c=cgen, ag=agen, vm=vmapgen, diff=diff, **pctx)
+    files["_ops.py"] = env.get_template("ops.py.j2").render(ops=ops, c=cgen, ag=agen, vm=vmapgen, mg=metagen, diff=diff,
+                                                                       **pctx)
     files["_nodes.py"] = env.get_template("nodes.py.j2").render(derivs=derivs, ag=agen)
     files["_namespaces.py"] = env.get_template("namespaces.py.j2").render(namespaces=namespaces(model))
     files["__init__.pyi"] = env.get_template("loom.pyi.j2").render(

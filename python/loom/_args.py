@@ -12,8 +12,9 @@ from . import cuda
 from ._C import ffi, lib
 from ._autograd import grad_enabled as _grad_enabled
 from ._batched import BatchedOperand as _BatchedOperand
-from ._dtype import FROM_PYTHON, device, dtype
+from ._dtype import FROM_PYTHON, default_devices, device, dtype
 from ._errors import LoomTypeError, SparseOperandError, raise_error as _raise, sparse_operand_message
+from ._meta import MetaOperand as _MetaOperand
 from ._memory_format import memory_format, code_of as _memory_format_arg
 from ._numpy import as_tensor
 from ._tensor import Tensor, _new, _object_new  # noqa: F401  (_object_new: re-exported to the generated ops)
@@ -178,6 +179,17 @@ def _tensor_list(xs, op, name):
     return ffi.new("lm_tensor *[]", hs), len(hs)
 
 
+def _check_tensor_list(xs, op, name):
+    """_tensor_list's type checks alone, for a composite whose parts convert the list themselves
+    (handle-less tensors among it, vmap's or meta ones, then reach those parts' rules)."""
+    if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)):
+        _type_error(op, name, "a tuple or list of Tensors", xs)
+    for i, x in enumerate(xs):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{op}(): expected Tensor as element {i} in argument '{name}', "
+                            f"but got {type(x).__name__}")
+
+
 def _int(x, op, name):
     if x.__class__ is int and _INT64_MIN <= x <= _INT64_MAX:
         return x
@@ -300,6 +312,8 @@ def _apply_memory_format(r, fmt, like, op):
     generated C entries do for kernels: r itself when it is laid out so already."""
     if fmt is None:
         return r
+    if r._h is None:   # a meta tensor: the format's strides, computed
+        return _meta_dispatch.apply_memory_format(r, fmt, like, op)
     lib.lm_retain(r._h)   # lm_apply_memory_format takes a reference
     h = lib.lm_apply_memory_format(r._h, _memory_format_arg(fmt, op, "memory_format"), like._h)
     if not h:
@@ -312,17 +326,30 @@ def _apply_memory_format(r, fmt, like, op):
 
 def _device_arg(x, op, name):
     if x is None:
-        return -1
+        if not default_devices:
+            return -1
+        x = default_devices[-1]   # inside `with loom.device(...):`
     if isinstance(x, str):
         try:
             x = device(x)
         except RuntimeError as e:
             raise RuntimeError(f"{op}(): {e}") from None
     if isinstance(x, device):
+        if x.type == "meta":   # no C device: the op's meta rule takes over
+            raise _MetaOperand(op)
         if x.code:   # CUDA: loaded on first use
             _cuda_device(x)
         return x.code
     _type_error(op, name, "device", x)
+
+
+def _device_check(x, op, name):
+    """_device_arg's checks for a composite op, whose parts take the device themselves (meta too)."""
+    if x is None and default_devices:
+        x = default_devices[-1]
+    if isinstance(x, str) and x.partition(":")[0] == "meta" or isinstance(x, device) and x.type == "meta":
+        return -2
+    return _device_arg(x, op, name)
 
 
 def _cuda_device(d):

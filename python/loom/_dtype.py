@@ -59,6 +59,11 @@ def from_numpy_dtype(npdt):
     return d
 
 
+# the devices of the enclosing `with loom.device(...):` blocks, innermost last: where factories
+# given no device= make their tensors
+default_devices = []
+
+
 class device:
     __slots__ = ("type", "index", "code")
 
@@ -68,13 +73,14 @@ class device:
         if not isinstance(spec, str):
             raise TypeError(f"device() expects a string like 'cpu' or 'cuda:0', not {type(spec).__name__}")
         kind, _, idx = spec.partition(":")
-        if kind not in ("cpu", "cuda"):
-            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {spec}")
+        if kind not in ("cpu", "cuda", "meta"):
+            raise RuntimeError(f"Expected one of cpu, cuda, meta device type at start of device string: {spec}")
         if idx:
             if not idx.isdigit():
                 raise RuntimeError(f"Invalid device string: '{spec}'")
             index = int(idx)
-        self.type, self.index, self.code = kind, index, 0 if kind == "cpu" else 1
+        # code: the C device (meta has none: its tensors have no handle, see _meta)
+        self.type, self.index, self.code = kind, index, {"cpu": 0, "cuda": 1, "meta": -2}[kind]
 
     def __eq__(self, other):
         if isinstance(other, str):
@@ -83,6 +89,15 @@ class device:
 
     def __hash__(self):
         return hash((self.type, self.index or 0))
+
+    def __enter__(self):
+        """`with loom.device("meta"):` factories given no device= (and so layers built inside) make their
+        tensors on this device, as PyTorch's device context manager."""
+        default_devices.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        default_devices.pop()
 
     def __repr__(self):
         return f"device(type='{self.type}'" + (f", index={self.index})" if self.index is not None else ")")

@@ -12,6 +12,7 @@ from ._dtype import int64
 from ._errors import LoomIndexError, raise_error, renamed
 from ._numpy import tensor
 from ._ops import arange, full, index, index_put_, nonzero
+from ._meta import MetaTensor, make as meta_make
 from ._tensor import Tensor, _new
 from .autograd import indexing
 from .autograd.graph import needs_grad
@@ -21,9 +22,12 @@ def _view_for(t, key, op="__getitem__"):
     if not isinstance(key, tuple):
         key = (key,)
     h = t._h
-    shape = ffi.unpack(h.shape, h.ndim)
-    strides = ffi.unpack(h.strides, h.ndim)
-    offset = h.offset
+    if h is None:   # a meta tensor: its metadata is Python's
+        shape, strides, offset = list(t.shape), list(t.stride()), t.storage_offset()
+    else:
+        shape = ffi.unpack(h.shape, h.ndim)
+        strides = ffi.unpack(h.strides, h.ndim)
+        offset = h.offset
     consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
     if sum(1 for k in key if k is Ellipsis) > 1:
         raise IndexError(f"{op}(): an index can only have a single ellipsis ('...')")
@@ -221,6 +225,8 @@ def getitem(t, key, op="__getitem__"):
     if _is_advanced(key) or isinstance(key, tuple) and any(_is_advanced(k) for k in key):
         return advanced_getitem(t, key if isinstance(key, tuple) else (key,), op)
     shape, strides, offset = _view_for(t, key, op)
+    if isinstance(t, MetaTensor):
+        return meta_make(shape, t.dtype, strides, offset, t.requires_grad)
     h = lib.lm_as_strided(t._h, len(shape), shape, strides, offset)
     if not h:
         raise_error(op)

@@ -3,6 +3,8 @@ C core's promotion rules, the ones every op applies."""
 from ._C import lib
 from ._args import _tensor_arg
 from ._batched import BatchedOperand, BatchedTensor
+from ._meta import MetaTensor
+from ._meta_dispatch import stand_in
 from ._dtype import BY_CODE, dtype as _dtype_cls
 from ._dtype_table import PROMOTE
 from ._errors import raise_error
@@ -43,4 +45,6 @@ def can_cast(from_, to):
 def _one_sample(t):
     while t.__class__ is BatchedTensor:
         t = t._value.select(0, 0)
+    if isinstance(t, MetaTensor):   # a one-element CPU tensor of its dtype and rank decides the same
+        return stand_in(t)
     return t

@@ -334,7 +334,7 @@ class Tensor(_autograd.TensorBase):
 
     @property
     def T(self):
-        return self.permute(tuple(range(self._h.ndim - 1, -1, -1)))
+        return self.permute(tuple(range(self.ndim - 1, -1, -1)))
 
     @property
     def mT(self):
@@ -346,7 +346,7 @@ class Tensor(_autograd.TensorBase):
 
     @property
     def H(self):
-        return self.permute(tuple(range(self._h.ndim - 1, -1, -1))).conj()
+        return self.permute(tuple(range(self.ndim - 1, -1, -1))).conj()
 
 
 class _RawView:

@@ -6,7 +6,7 @@ off: its operands become their whole-batch values (batch dim 0), the op runs onc
 outer level's BatchedTensors among them dispatch again), and the results are wrapped back. The
 rules generated from the op model (codegen/vmapgen.py) are interpreted here; hand-written ones
 (loom.func._rules) are registered into HAND and win."""
-from . import _batched
+from . import _batched, _meta_dispatch
 from ._batched import BatchedTensor, levels, wrap
 from ._dims import wrap_dim
 from ._tensor import Tensor
@@ -30,6 +30,8 @@ def _tensors(v):
 
 def call(cname, fn, args, out=None, inplace=False):
     level = max((_batched.level_of(t) for v in args.values() for t in _tensors(v)), default=0)
+    if level == 0 and _meta_dispatch.involved(args):   # the other handle-less operand: a meta tensor
+        return _meta_dispatch.call(cname, fn, args, out, inplace)
     name = GENERATED[cname][0] if cname in GENERATED else HAND_NAMES.get(cname, cname)
     if level == 0:   # only random ops reach here unbatched (a factory under vmap)
         return _random_unbatched(cname, name, fn, args, out)

@@ -7,7 +7,7 @@ import itertools as _itertools
 import math as _math
 
 from .. import _ops
-from .._args import _tensor_list
+from .._args import _check_tensor_list
 from .._dtype import bool_, int32, int64, float32, float64
 from .._errors import LoomIndexError
 from .._multi import broadcast_shapes, meshgrid
@@ -148,7 +148,7 @@ def _contract(a, la, b, lb, needed):
 
 
 def einsum(equation, tensors, path):
-    _tensor_list(tensors, "einsum", "tensors")   # the generated entry leaves a composite's Tensor[] unchecked
+    _check_tensor_list(tensors, "einsum", "tensors")   # the generated entry leaves a composite's Tensor[] unchecked
     if not tensors:
         raise ValueError("einsum(): must specify the equation string and at least one operand, "
                          "or at least one operand and its subscripts list")
@@ -676,7 +676,7 @@ def diag_embed(self, offset, dim1, dim2):
 # ------------------------------------------------------------------------------- more shape and statistics
 
 def block_diag(tensors):
-    _tensor_list(tensors, "block_diag", "tensors")   # the check the generated entry does not make
+    _check_tensor_list(tensors, "block_diag", "tensors")   # the check the generated entry does not make
     mats = []
     for i, t in enumerate(tensors):
         if t.ndim > 2:
@@ -700,7 +700,7 @@ def block_diag(tensors):
 
 
 def cartesian_prod(tensors):
-    _tensor_list(tensors, "cartesian_prod", "tensors")
+    _check_tensor_list(tensors, "cartesian_prod", "tensors")
     for t in tensors:
         if t.ndim != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")

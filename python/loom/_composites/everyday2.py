@@ -6,6 +6,7 @@ import builtins as _b
 import warnings as _warnings
 
 from .. import _ops
+from .._args import _check_tensor_list
 from .._dtype import bool_, int64
 from .._errors import LoomIndexError, LoomTypeError
 from .._promotion import promote_types
@@ -129,7 +130,7 @@ _CPP_TYPE = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "i
 
 
 def chain_matmul(matrices):
-    _ops._tensor_list(matrices, "chain_matmul", "matrices")
+    _check_tensor_list(matrices, "chain_matmul", "matrices")
     _warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
                    "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
                    "multiple parameters.", UserWarning, stacklevel=3)
@@ -181,7 +182,7 @@ def diagflat(self, offset):
 
 
 def row_stack(tensors):
-    _ops._tensor_list(tensors, "row_stack", "tensors")
+    _check_tensor_list(tensors, "row_stack", "tensors")
     return _ops.vstack(tensors)
 
 

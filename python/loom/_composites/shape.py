@@ -7,6 +7,7 @@ import builtins as _b
 import numpy as _np
 
 from .. import _ops
+from .._args import _check_tensor_list
 from .._dtype import int64 as _int64
 from .._numpy import from_numpy as _from_numpy
 from .._multi import broadcast_shapes as _shapes
@@ -243,7 +244,7 @@ def rot90(self, k, dims):
 
 
 def hstack(tensors):
-    _ops._tensor_list(tensors, "hstack", "tensors")
+    _check_tensor_list(tensors, "hstack", "tensors")
     if not tensors:
         raise RuntimeError("hstack expects a non-empty TensorList")
     ts = [t.reshape(1) if t.ndim == 0 else t for t in tensors]
@@ -251,21 +252,21 @@ def hstack(tensors):
 
 
 def vstack(tensors):
-    _ops._tensor_list(tensors, "vstack", "tensors")
+    _check_tensor_list(tensors, "vstack", "tensors")
     if not tensors:
         raise RuntimeError("vstack expects a non-empty TensorList")
     return _ops.cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
 
 
 def dstack(tensors):
-    _ops._tensor_list(tensors, "dstack", "tensors")
+    _check_tensor_list(tensors, "dstack", "tensors")
     if not tensors:
         raise RuntimeError("dstack expects a non-empty TensorList")
     return _ops.cat([_3d(t) for t in tensors], 2)
 
 
 def column_stack(tensors):
-    _ops._tensor_list(tensors, "column_stack", "tensors")
+    _check_tensor_list(tensors, "column_stack", "tensors")
     if not tensors:
         raise RuntimeError("column_stack expects a non-empty TensorList")
     return _ops.cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in tensors], 1)

@@ -22,6 +22,8 @@ def _check(tensor, name, generator=None):
 
 
 def _fill_random(tensor, sample):
+    if tensor.is_meta:   # no values to draw (PyTorch's initialisers leave meta tensors as they are)
+        return tensor
     dtype = tensor.dtype if tensor.dtype.is_floating_point else get_default_dtype()
     with no_grad():
         tensor.copy_(sample(tuple(tensor.shape), dtype))
@@ -178,7 +180,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     _check(tensor, "orthogonal_", generator)
     if tensor.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
-    if tensor.numel() == 0:
+    if tensor.numel() == 0 or tensor.is_meta:
         return tensor
     rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
     dtype = tensor.dtype if tensor.dtype.is_floating_point else get_default_dtype()

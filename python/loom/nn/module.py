@@ -4,6 +4,7 @@ from collections import OrderedDict
 
 from .._dtype import BY_NAME as _BY_NAME, dtype as _dtype_cls, device as _device_cls, float32, float64
 from .._memory_format import channels_last, channels_last_3d
+from .._ops import empty_like
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.leaf_grads import zero_grads
@@ -262,11 +263,13 @@ class Module:
         for m in self.children():
             m._apply(fn)
         with no_grad():
-            for p in self._parameters.values():
+            for k, p in self._parameters.items():
                 if p is None:
                     continue
                 new = fn(p)
-                if new is not p:
+                if p.is_meta != new.is_meta:   # to or from the meta device: memory cannot be swapped in
+                    self._parameters[k] = Parameter(new, p.requires_grad)
+                elif new is not p:
                     _swap_data(p, new)   # keeps the Parameter object, as PyTorch's param.data = ...
                 if p.grad is not None:
                     g = fn(p.grad)
@@ -310,6 +313,19 @@ class Module:
                 t = t.contiguous(memory_format=fmt)
             return t
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Parameters and buffers moved to device with uninitialised memory (from the meta device:
+        memory for the first time); reset_parameters() then initialises them."""
+        if not recurse:
+            for k, p in self._parameters.items():
+                if p is not None:
+                    self._parameters[k] = Parameter(empty_like(p, device=device), p.requires_grad)
+            for k, b in self._buffers.items():
+                if b is not None:
+                    self._buffers[k] = empty_like(b, device=device)
+            return self
+        return self._apply(lambda t: empty_like(t, device=device))
 
     def float(self):
         return self.to(float32)

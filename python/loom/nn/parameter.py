@@ -2,6 +2,7 @@
 from .._C import lib
 from .._numpy import tensor
 from .._ops import empty
+from .._meta import MetaTensor, make as meta_make
 from .._tensor import GradTensor, Tensor
 from ..autograd.node import AutogradMeta
 
@@ -21,6 +22,9 @@ class Parameter(GradTensor):
             raise TypeError(f"Parameter(): expected a Tensor as data, got {type(data).__name__}")
         if requires_grad and not data.dtype.differentiable:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        if isinstance(data, MetaTensor):   # no handle to share: a parameter of the meta device
+            return meta_make(data.shape, data.dtype, data.stride(), data.storage_offset(), requires_grad,
+                             cls=MetaParameter)
         self = Tensor.__new__(cls)
         lib.lm_retain(data._h)
         self._h = data._h
@@ -44,6 +48,23 @@ class Parameter(GradTensor):
             new.grad = self.grad.detach().clone()
         memo[id(self)] = new
         return new
+
+
+class MetaParameter(MetaTensor, Parameter):
+    """A Parameter on the meta device (isinstance(p, Parameter) holds): metadata only, until
+    Module.to_empty gives it memory."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "Parameter containing:\n" + MetaTensor.__repr__(self)
+
+    def __reduce__(self):
+        return (Parameter, (MetaTensor.detach(self), self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = Parameter(MetaTensor.detach(self), self.requires_grad)
+        return memo[id(self)]
 
 
 def _rebuild(data, requires_grad):
