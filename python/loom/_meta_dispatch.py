@@ -1013,6 +1013,22 @@ def _lstm_gates(name, fn, args):
     return (make(cx.shape, cx.dtype), make(cx.shape, cx.dtype))
 
 
+@rule("_lstm_layer")
+def _lstm_layer(name, fn, args):
+    x, h0 = args["x_proj"], args["h0"]
+    seq = [x.shape[0], x.shape[1], h0.shape[-1]]
+    return (make(seq, x.dtype), make(seq, x.dtype), make(x.shape, x.dtype))
+
+
+@rule("native_layer_norm")
+def _native_layer_norm(name, fn, args):
+    x, n = args["input"], len(args["normalized_shape"])
+    if list(x.shape[x.ndim - n:]) != list(args["normalized_shape"]):
+        raise RuntimeError(f"{name}(): normalized_shape does not match the input's trailing dims")
+    stats = list(x.shape[:x.ndim - n]) + [1] * n
+    return (make(x.shape, x.dtype), make(stats, x.dtype), make(stats, x.dtype))
+
+
 # spectral: the transformed dims keep their sizes, but a real-to-complex transform's last (onesided)
 # and a complex-to-real one's, which is last_dim_size
 
@@ -1079,6 +1095,21 @@ def _sdpa_backward(name, fn, args):
 @rule("lstm_gates_backward")
 def _lstm_gates_backward(name, fn, args):
     return (make(args["gates"].shape, args["gates"].dtype), make(args["cx"].shape, args["cx"].dtype))
+
+
+@rule("_lstm_layer_backward")
+def _lstm_layer_backward(name, fn, args):
+    g, h0, w = args["gates"], args["h0"], args["w_hh"]
+    return (make(g.shape, g.dtype), make(h0.shape, g.dtype), make(args["c0"].shape, g.dtype),
+            make(w.shape, g.dtype), make([g.shape[-1]], g.dtype))
+
+
+@rule("native_layer_norm_backward")
+def _native_layer_norm_backward(name, fn, args):
+    x, ns = args["input"], list(args["normalized_shape"])
+    wanted = (args["input_grad"], args["weight_grad"] and args["weight"] is not None,
+              args["bias_grad"] and args["bias"] is not None)
+    return tuple(make(s if f else [0], x.dtype) for s, f in zip((x.shape, ns, ns), wanted))
 
 
 # linear algebra: batched over the leading dims
