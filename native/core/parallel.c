@@ -12,8 +12,8 @@
  * one (the digits CNN step ran 2-4x slower). So each region notes how long the calling thread
  * waited for the others after its own share; a wait longer than that share and than LATE_NS
  * (longer than waking a sleeping thread takes on a VM) runs the next regions inline, for a
- * backoff that doubles while regions stay late (2 ms up to 0.5 s) and halves when they are on
- * time again. Probing now and then costs one slow region per backoff. */
+ * backoff that doubles with each late region (2 ms up to 0.5 s) and halves after 16 on time in a
+ * row (a competitor leaves some probes on time). Probing costs one slow region per backoff. */
 #define LATE_NS 300000
 #define BACKOFF_MIN_NS 2000000
 #define BACKOFF_MAX_NS 500000000
@@ -21,6 +21,7 @@ static int64_t late_ns = LATE_NS;             /* LOOM_LATE_US overrides (tests: 
 static int64_t backoff_ns = BACKOFF_MIN_NS;
 static volatile int64_t inline_until = 0;     /* monotonic ns: regions before it run inline */
 static int64_t late_regions = 0, regions = 0; /* racy counters (statistics only) */
+static int on_time = 0;                       /* regions on time since the last late one */
 
 static int64_t now_ns(void) {
     struct timespec ts;
@@ -44,8 +45,10 @@ static void judge(int64_t start, int64_t own, int64_t last) {
         late_regions++;
         inline_until = last + backoff_ns;
         backoff_ns = backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : backoff_ns * 2;
-    } else if (backoff_ns > BACKOFF_MIN_NS) {
+        on_time = 0;
+    } else if (++on_time >= 16 && backoff_ns > BACKOFF_MIN_NS) {   /* a free machine proves itself slowly */
         backoff_ns /= 2;
+        on_time = 0;
     }
 }
 
