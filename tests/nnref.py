@@ -412,3 +412,23 @@ def lstm_layer(x_proj, h0, c0, w_hh, b_hh, reverse):
         h = o * np.tanh(c)
         out[t], cells[t], acts[t] = h, c, np.concatenate([i, f, gg, o], -1)
     return out, cells, acts
+
+
+def lstm_layer_backward(go, gc, h0, c0, w_hh, output, cells, gates, reverse):
+    """_lstm_layer_backward's maths over the given (activated) gates, cells and outputs."""
+    T, H = gates.shape[0], h0.shape[-1]
+    dG, dh, dc = np.zeros(gates.shape), np.zeros(h0.shape), np.zeros(c0.shape)
+    order = list(range(T - 1, -1, -1)) if reverse else list(range(T))
+    for s in range(T - 1, -1, -1):
+        t = order[s]
+        c_prev = c0 if s == 0 else cells[order[s - 1]]
+        i, f, g, o = np.split(gates[t], 4, -1)
+        tc = np.tanh(cells[t])
+        h_ = dh + go[t]
+        c_ = dc + gc[t] + h_ * o * (1 - tc * tc)
+        dG[t] = np.concatenate([c_ * g * i * (1 - i), c_ * c_prev * f * (1 - f), c_ * i * (1 - g * g),
+                                h_ * tc * o * (1 - o)], -1)
+        dc = c_ * f
+        dh = dG[t] @ w_hh
+    dw = sum(dG[order[s]].T @ (h0 if s == 0 else output[order[s - 1]]) for s in range(T))
+    return dG, dh, dc, dw, dG.reshape(-1, 4 * H).sum(0)
