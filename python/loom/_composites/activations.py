@@ -113,7 +113,7 @@ def binary_cross_entropy(self, target, weight, reduction):
     if tuple(target.shape) != tuple(self.shape):
         raise ValueError(f"Using a target size ({list(target.shape)}) that is different to the input size "
                          f"({list(self.shape)}) is deprecated. Please ensure they have the same size.")
-    if not bool(((self >= 0) & (self <= 1)).all()):   # NaN fails both comparisons
+    if not self.is_meta and not bool(((self >= 0) & (self <= 1)).all()):   # NaN fails both comparisons
         raise ValueError("all elements of input should be between 0 and 1")
     if weight is not None:   # PyTorch's kernel has no weight gradient: refused, not computed through `*`
         _ops._check_no_requires_grad(weight, "binary_cross_entropy", "weight")

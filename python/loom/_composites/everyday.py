@@ -384,6 +384,8 @@ def histc(self, bins, min, max):
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_tname(self.dtype)}'")
     if bins <= 0:
         raise RuntimeError(f"bins must be > 0, but got {bins} for dimension 0")
+    if self.is_meta:   # the range may come from the values: only the size is known
+        return _ops.empty([bins], dtype=self.dtype, device=self.device)
     lo, hi = float(min), float(max)
     if lo == hi and self.numel():
         lo, hi = float(self.min()), float(self.max())
@@ -514,7 +516,7 @@ def _quantile(self, q, dim, keepdim, interpolation, ignore_nan, op):
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
                            f"but got {interpolation}")
-    if q.numel() and not bool(((q >= 0) & (q <= 1)).all()):
+    if q.numel() and not (q.is_meta or self.is_meta) and not bool(((q >= 0) & (q <= 1)).all()):
         raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
     t, d = _flat_or_dim(self, dim)
     s = _ops.sort(t, -1)[0]
@@ -610,7 +612,7 @@ def take(self, index):
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {_tname(index.dtype)}")
     n = self.numel()
     flat = index.reshape([-1])
-    if flat.numel():
+    if flat.numel() and not (self.is_meta or index.is_meta):   # meta: no values to check, as PyTorch's
         lo, hi = int(flat.min()), int(flat.max())
         for bad in (lo, hi):
             if not -n <= bad < n:
@@ -630,17 +632,23 @@ def isin(elements, test_elements, assume_unique, invert):
     return ~found if invert else found
 
 
+def _clamped_sum(row, col, k):
+    """sum over i < row of min(max(i + k, 0), col), in closed form: 0 up to a, i + k up to b, col after."""
+    a = _b.min(row, _b.max(0, -k))
+    b = _b.min(row, _b.max(a, col - k))
+    return (b - a) * k + (a + b - 1) * (b - a) // 2 + (row - b) * col
+
+
 def _triangle_indices(row, col, offset, dtype, device, lower):
     if row < 0:
         raise RuntimeError(f"row must be non-negative, got{row}")
     if col < 0:
         raise RuntimeError(f"col must be non-negative, got{col}")
     # the result's size first: an impossible one fails now, not after a row x col scan
-    n = _b.sum(_b.max(0, _b.min(col, i + offset + 1)) if lower else _b.max(0, col - _b.max(0, i + offset))
-               for i in (range(row) if row <= 1 << 16 else ()))
-    if row > 1 << 16:   # too many rows to count one by one: bound by the full matrix
-        n = row * col
-    _ops.empty([2, n], dtype=int64 if dtype is None else dtype, device=device)
+    n = _clamped_sum(row, col, offset + 1) if lower else row * col - _clamped_sum(row, col, offset)
+    sized = _ops.empty([2, n], dtype=int64 if dtype is None else dtype, device=device)
+    if sized.is_meta:
+        return sized
     r = _ops.arange(row, dtype=int64, device=device).unsqueeze(1).expand([row, col])
     c = _ops.arange(col, dtype=int64, device=device).unsqueeze(0).expand([row, col])
     keep = (c - r <= offset) if lower else (c - r >= offset)

@@ -42,7 +42,7 @@ def masked_scatter(self, mask, source):
     m = mask if list(mask.shape) == shape else mask.expand(shape)
     s = self if list(self.shape) == shape else self.expand(shape)
     flat = m.reshape([-1])
-    n = int(flat.sum())
+    n = 0 if flat.is_meta else int(flat.sum())
     if n > source.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")
     if source.numel() == 0:   # (n is 0 too)
@@ -85,7 +85,7 @@ def index_reduce(self, dim, index, source, reduce, include_self):
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}")
     idx = index.reshape([-1]).to(int64)
-    if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= s_shape[d]):
+    if idx.numel() and not idx.is_meta and (int(idx.min()) < 0 or int(idx.max()) >= s_shape[d]):
         raise LoomIndexError("index out of range in self")
     view = [1] * len(src_shape)
     view[d] = -1
@@ -166,7 +166,7 @@ def put(self, index, source, accumulate):
                              f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
     n = self.numel()
     flat = index.reshape([-1])
-    if flat.numel():
+    if flat.numel() and not (self.is_meta or index.is_meta):
         for bad in (int(flat.min()), int(flat.max())):
             if not -n <= bad < n:
                 raise LoomIndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
