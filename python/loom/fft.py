@@ -1,7 +1,7 @@
 """loom.fft, as torch.fft (numpy.fft's interface): transforms over the three kernels of
 ops/fft.yaml (_fft_c2c, _fft_r2c, _fft_c2r), with n=/s= (trim or zero-pad), dim=, norm=
 ("backward", "ortho", "forward") and complex autograd through the kernels' derivatives."""
-from ._args import takes_tensors
+from ._args import takes_tensors as _takes_tensors   # private: these modules are public namespaces
 from . import _ops
 from ._dtype import BY_NAME as _BY_NAME, complex_of as _complex_of
 from ._runtime import get_default_dtype as _default_dtype
@@ -227,13 +227,13 @@ def _shift(input, dim, sign):
     return _ops.roll(input, shifts, dims) if dims else input
 
 
-@takes_tensors("input")
+@_takes_tensors("input")
 def fftshift(input, dim=None):
     """The zero frequency moved to the middle along dim (all dims by default)."""
     return _shift(input, dim, 1)
 
 
-@takes_tensors("input")
+@_takes_tensors("input")
 def ifftshift(input, dim=None):
     """The inverse of fftshift."""
     return _shift(input, dim, -1)

@@ -2,7 +2,7 @@
 LAPACK ops) and the functions composed from them (_linalg_composite)."""
 import builtins as _b
 
-from ._args import takes_tensors
+from ._args import takes_tensors as _takes_tensors   # private: these modules are public namespaces
 from . import _ops
 from ._linalg_api import (LinAlgError, solve, solve_ex, solve_triangular, inv, inv_ex, det, slogdet,  # noqa: F401
                           cholesky, cholesky_ex, qr, eigh, eigvalsh, eig, eigvals, svd, svdvals, householder_product,
@@ -25,7 +25,7 @@ __all__ = ["vector_norm", "matrix_norm", "norm", "LinAlgError", "solve", "solve_
 _INF = _b.float("inf")
 
 
-@takes_tensors("x")
+@_takes_tensors("x")
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The ord-norm of x over dim (all elements by default) seen as a vector."""
     if isinstance(dim, int):
@@ -38,7 +38,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return _ops.linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype)
 
 
-@takes_tensors("A")
+@_takes_tensors("A")
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The ord-norm ('fro', 1, -1, inf, -inf) of the matrices over the two dims of A."""
     if A.ndim < 2:
@@ -65,7 +65,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     return r if keepdim else r.squeeze([d0, d1])
 
 
-@takes_tensors("A")
+@_takes_tensors("A")
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """A vector norm (1-D, or an int dim) or a matrix norm (2-D, or two dims), as torch.linalg.norm."""
     if isinstance(dim, int):
@@ -83,7 +83,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return vector_norm(A, ord, dim, keepdim, dtype=dtype)
 
 
-@takes_tensors("input", label="norm")
+@_takes_tensors("input", label="norm")
 def tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """torch.norm: p='fro' (or None) is the 2-norm over dim (all elements by default); a number is the
     vector p-norm over dim; 'nuc' is not available."""
@@ -103,7 +103,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _b.bool(_ops.isclose(input, other, rtol, atol, equal_nan).all())
 
 
-@takes_tensors("A")
+@_takes_tensors("A")
 def cond(A, p=None):
     """The condition number: s_max / s_min for p in (None, 2), s_min / s_max for -2, else norm(A) norm(A^-1)."""
     _check_float_cond(A, "linalg.cond")

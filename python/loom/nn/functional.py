@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from .._args import takes_tensors
+from .._args import takes_tensors as _takes_tensors   # private: these modules are public namespaces
 from .. import _ops as _L   # the generated ops: _L.linear is loom.linear
 from .._C import lib
 from .._tensor import Tensor
@@ -212,14 +212,14 @@ def _softmax_dim(name, ndim, stacklevel=4):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-@takes_tensors("input")
+@_takes_tensors("input")
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("softmax", input.ndim)
     return _L.softmax(input, dim, dtype)
 
 
-@takes_tensors("input")
+@_takes_tensors("input")
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("log_softmax", input.ndim)
@@ -271,7 +271,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return _L.dropout(input, p, training)
 
 
-@takes_tensors("input")
+@_takes_tensors("input")
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels (dim 1 of (N, C, H, W); a 3-D input is taken as (N, C, L), as PyTorch now does)
     with probability p, scaling the rest by 1 / (1 - p)."""
@@ -319,7 +319,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 
 # ---- embeddings ----
-@takes_tensors("input", "weight")
+@_takes_tensors("input", "weight")
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     n = weight.shape[0]
@@ -369,7 +369,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return _L.nll_loss(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
 
 
-@takes_tensors("input", "target")
+@_takes_tensors("input", "target")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _warn_size_mismatch(input, target)
     reduction = _reduction(size_average, reduce, reduction)
@@ -378,7 +378,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _L.mse_loss(input, target, reduction)
 
 
-@takes_tensors("input", "target")
+@_takes_tensors("input", "target")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _warn_size_mismatch(input, target)
     reduction = _reduction(size_average, reduce, reduction)
@@ -406,7 +406,7 @@ def _warn_size_mismatch(input, target):
                       f"same size.", stacklevel=3)
 
 
-@takes_tensors("input", "target")
+@_takes_tensors("input", "target")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
@@ -414,7 +414,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _L.binary_cross_entropy(input, target, weight, _reduction(size_average, reduce, reduction))
 
 
-@takes_tensors("input", "target")
+@_takes_tensors("input", "target")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
     if tuple(target.shape) != tuple(input.shape):
@@ -423,13 +423,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                                _reduction(size_average, reduce, reduction))
 
 
-@takes_tensors("input", "target")
+@_takes_tensors("input", "target")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     _warn_size_mismatch(input, target)
     return _L.smooth_l1_loss(input, target, _reduction(size_average, reduce, reduction), beta)
 
 
-@takes_tensors("input", "target")
+@_takes_tensors("input", "target")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_size_mismatch(input, target)
     if weight is not None:

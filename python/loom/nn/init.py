@@ -5,7 +5,7 @@ import math
 import warnings
 
 from .. import _ops
-from .._args import takes_tensors
+from .._args import takes_tensors as _takes_tensors   # private: these modules are public namespaces
 from .._runtime import get_default_dtype
 from .._generator import Generator
 from .._linalg_api import qr as _qr
@@ -123,7 +123,7 @@ def zeros_(tensor):
     return constant_(tensor, 0.0)
 
 
-@takes_tensors("tensor")
+@_takes_tensors("tensor")
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -131,7 +131,7 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
     return uniform_(tensor, -a, a, generator)
 
 
-@takes_tensors("tensor")
+@_takes_tensors("tensor")
 def xavier_normal_(tensor, gain=1.0, generator=None):
     """N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -142,7 +142,7 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
     return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
 
 
-@takes_tensors("tensor")
+@_takes_tensors("tensor")
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """U(-bound, bound) with bound = gain * sqrt(3 / fan) (He et al., 2015)."""
     if 0 in tuple(tensor.shape):
@@ -152,7 +152,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     return uniform_(tensor, -bound, bound, generator)
 
 
-@takes_tensors("tensor")
+@_takes_tensors("tensor")
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """N(0, std^2) with std = gain / sqrt(fan)."""
     if 0 in tuple(tensor.shape):
