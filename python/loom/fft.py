@@ -190,18 +190,22 @@ def irfftn(input, s=None, dim=None, norm=None):
     return _ops._fft_c2r(x, dims, _norm(norm, False, "irfftn"), last)
 
 
+@_takes_tensors("input")
 def fft2(input, s=None, dim=(-2, -1), norm=None):
     return fftn(input, s, dim, norm)
 
 
+@_takes_tensors("input")
 def ifft2(input, s=None, dim=(-2, -1), norm=None):
     return ifftn(input, s, dim, norm)
 
 
+@_takes_tensors("input")
 def rfft2(input, s=None, dim=(-2, -1), norm=None):
     return rfftn(input, s, dim, norm)
 
 
+@_takes_tensors("input")
 def irfft2(input, s=None, dim=(-2, -1), norm=None):
     return irfftn(input, s, dim, norm)
 

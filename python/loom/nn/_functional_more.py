@@ -37,6 +37,7 @@ def _inplace(fn, input, *args):
 
 
 # ---- activations ----
+@takes_tensors("input")
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """min_val below min_val, max_val above max_val, x between; the gradient is 0 at and beyond the kinks."""
     if min_val > max_val:
@@ -67,6 +68,7 @@ def leaky_relu_(input, negative_slope=0.01):
     return input.leaky_relu_(negative_slope)
 
 
+@takes_tensors("input")
 def selu(input, inplace=False):
     if inplace:
         return _inplace(selu, input)
@@ -78,6 +80,7 @@ def selu_(input):
     return selu(input, inplace=True)
 
 
+@takes_tensors("input")
 def celu(input, alpha=1.0, inplace=False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     if alpha == 0:
@@ -109,6 +112,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 _DTYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
 
 
+@takes_tensors("input")
 def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, 0 between (NaN stays NaN)."""
     if isinstance(input, Tensor) and input.dtype.name in _DTYPE_NAMES:
@@ -119,6 +123,7 @@ def softshrink(input, lambd=0.5):
     return _L.where(input > lambd, input - lambd, _L.where(input < -lambd, input + lambd, input * 0))
 
 
+@takes_tensors("input")
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0 (NaN stays NaN)."""
     return _L.where((input >= -lambd) & (input <= lambd), 0.0, input)
@@ -138,6 +143,7 @@ def threshold_(input, threshold, value):
     return _threshold(input, threshold, value, inplace=True)
 
 
+@takes_tensors("input")
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: in training each negative element is scaled by its own U(lower, upper) draw;
     otherwise by the mean slope (lower + upper) / 2."""
@@ -156,6 +162,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     return rrelu(input, lower, upper, training, inplace=True)
 
 
+@takes_tensors("logits")
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """softmax((logits + Gumbel(0, 1) noise) / tau); hard=True returns the one-hot of the argmax with the soft
     sample's gradient (straight-through)."""
@@ -470,11 +477,13 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace, input.ndim == 5)
 
 
+@takes_tensors("input")
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     _check_p(p)
     return _dropout_impl(input, p, training, inplace, False, True)
 
 
+@takes_tensors("input")
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     _check_p(p)
     return _dropout_impl(input, p, training, inplace, True, True)

@@ -4,6 +4,7 @@ import math
 import warnings
 
 from .. import _ops as _L   # the generated ops: _L.pad is loom.pad
+from .._args import takes_tensors
 from .._tensor import Tensor
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
@@ -69,16 +70,19 @@ def _resize2d(x, size, scales, mode, align_corners):
                               f"linear, bilinear, area are)")
 
 
+@takes_tensors("input")
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
+@takes_tensors("input")
 def upsample_nearest(input, size=None, scale_factor=None):
     warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
+@takes_tensors("input")
 def upsample_bilinear(input, size=None, scale_factor=None):
     warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
                   stacklevel=2)
