@@ -149,3 +149,25 @@ def test_packed_sequence_through_bidirectional_rnn(name):
     (lpad.sum() + sum(t.sum() for t in flat(lh))).backward()
     (tpad.sum() + sum(t.sum() for t in flat(th))).backward()
     compare_grads(lm, tm, list(zip(lx, tx)))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_lstm_threaded_recurrence_matches_torch(threads):
+    """Big enough for native/cpu/rnn_layer.c to split the hidden units over threads (unevenly:
+    80 units as 32 + 48), both directions, with a given state: same outputs and gradients."""
+    before = loom.get_num_threads()
+    loom.set_num_threads(threads)
+    try:
+        lm, tm = twin("LSTM", 24, 80, num_layers=2, bidirectional=True)
+        T, B = 7, 48
+        lx, tx = as_pair(rand(T, B, 24), True)
+        h, c = as_pair(rand(4, B, 80), True), as_pair(rand(4, B, 80), True)
+        lo, to = flat(lm(lx, (h[0], c[0]))), flat(tm(tx, (h[1], c[1])))
+        for i, (a, b) in enumerate(zip(lo, to)):
+            close(a, b, what=f"result {i}")
+        gs = [rand(*t.shape) for t in lo]
+        sum((a * loom.tensor(g)).sum() for a, g in zip(lo, gs)).backward()
+        sum((b * torch.tensor(g)).sum() for b, g in zip(to, gs)).backward()
+        compare_grads(lm, tm, [(lx, tx), h, c])
+    finally:
+        loom.set_num_threads(before)

@@ -1,6 +1,18 @@
-/* lm_gemm: OpenBLAS's sgemm/dgemm/cgemm/zgemm reading transposed operands in place, else an i-k-j loop. */
+/* lm_gemm: loom's AVX-512 kernels (float32/64), OpenBLAS's sgemm/dgemm/cgemm/zgemm reading transposed
+ * operands in place, else an i-k-j loop; big products split over loom's threads. */
 #include "gemm.h"
 #include "iter.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Products split over threads from ~2e6 multiply-adds: below, the hand-off costs more than it
+ * saves (a 64x64x128 product, an MLP layer at batch 64, took 16 us on one thread and 47-51 us
+ * on two through OpenBLAS's pool). */
+#define LM_GEMM_SERIAL_BELOW ((int64_t)1 << 21)
+
+/* Below this many multiply-adds, packing costs more than loom's AVX-512 kernels save */
+#define LM_GEMM_OWN_FROM ((int64_t)1 << 15)
 
 #ifdef LM_HAVE_BLAS
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
@@ -14,11 +26,6 @@ void scipy_cblas_zgemm(int order, int ta, int tb, int m, int n, int k, const voi
                        const void *b, int ldb, const void *beta, void *c, int ldc);
 void scipy_openblas_set_num_threads(int n);
 int scipy_openblas_get_num_threads(void);
-
-/* OpenBLAS threads every GEMM above ~2.6e5 multiply-adds, but below ~2e6 the
- * hand-off to its threads costs more than it saves: a 64x64x128 product (an MLP
- * layer at batch 64) took 16 us on one thread and 47-51 us on two here. */
-#define LM_GEMM_SERIAL_BELOW ((int64_t)1 << 21)
 
 
 /* Can gemm read this (rows x cols, strides rs/cs) in place? Size-1 dims have free strides. */
@@ -96,54 +103,20 @@ static void blas(int dtype, int ta, int tb, int64_t M, int64_t N, int64_t K, con
                           (const double *)b, (int)ldb, accumulate ? 1.0 : 0.0, (double *)c, (int)ldc);
 }
 
-/* Products from LM_GEMM_SERIAL_BELOW up split their longer side over our OpenMP threads, each running
- * a single-threaded GEMM, rather than over OpenBLAS's own pool: its threads
- * spin for a long while after each product, and on two cores they then fight
- * the OpenMP threads of every kernel that follows (at the digits CNN's step
- * they took 40% of the CPU time, mostly spinning). */
-typedef struct {
-    int dtype, ta, tb;
-    int64_t M, N, K, lda, ldb, ldc;
-    const char *a, *b;
-    char *c;
-    bool accumulate;
-} split;
-
-static void split_part(int t, int n, void *vs) {
-    const split *S = vs;
-    int64_t item = (int64_t)lm_itemsize(S->dtype), len = S->N >= S->M ? S->N : S->M;
-    int64_t lo = len * t / n / 16 * 16, hi = t == n - 1 ? len : len * (t + 1) / n / 16 * 16;
-    if (hi <= lo) return;
-    if (S->N >= S->M)   /* columns lo..hi of B and C */
-        blas(S->dtype, S->ta, S->tb, S->M, hi - lo, S->K, S->a, S->lda,
-             S->b + (S->tb == NO_TRANS ? lo : lo * S->ldb) * item, S->ldb, S->c + lo * item, S->ldc, S->accumulate);
-    else                /* rows lo..hi of A and C */
-        blas(S->dtype, S->ta, S->tb, hi - lo, S->N, S->K, S->a + (S->ta == NO_TRANS ? lo * S->lda : lo) * item,
-             S->lda, S->b, S->ldb, S->c + lo * S->ldc * item, S->ldc, S->accumulate);
-}
-
-static bool blas_split(int dtype, int ta, int tb, int64_t M, int64_t N, int64_t K, const char *a, int64_t lda,
-                       const char *b, int64_t ldb, char *c, int64_t ldc, bool accumulate) {
-    int nt = lm_get_num_threads();   /* 1 without OpenMP */
-    if (nt < 2 || scipy_openblas_get_num_threads() < 2) return false;   /* serial mode: a caller splits */
-    if ((N >= M ? N : M) < 32 * nt) return false;
-    split S = {dtype, ta, tb, M, N, K, lda, ldb, ldc, a, b, c, accumulate};
-    lm_gemm_threads(nt, false, split_part, &S);   /* the callers let the GIL go */
-    return true;
-}
 #endif
 
-void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc, bool accumulate) {
-    if (M <= 0 || N <= 0) return;
+/* One product on the calling thread: loom's AVX-512 kernels (gemm_avx512.c) where the host has
+ * them and the product is big enough to repay packing, else OpenBLAS single-threaded where it
+ * can read the layout, else the loop. */
+static void gemm_one(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc,
+                     bool accumulate) {
+    if (M * N * K >= LM_GEMM_OWN_FROM && lm_gemm_avx512(dtype, M, N, K, a, b, c, ldc, accumulate)) return;
 #ifdef LM_HAVE_BLAS
     int ta, tb;
     int64_t lda, ldb;
     if ((dtype == LM_FLOAT32 || dtype == LM_FLOAT64 || lm_is_complex(dtype)) && K > 0 &&
         blas_layout(M, K, a.rs, a.cs, &ta, &lda) && blas_layout(K, N, b.rs, b.cs, &tb, &ldb)) {
-        if (M * N * K >= LM_GEMM_SERIAL_BELOW &&
-            blas_split(dtype, ta, tb, M, N, K, a.p, lda, b.p, ldb, c, ldc, accumulate))
-            return;
-        int threads = M * N * K < LM_GEMM_SERIAL_BELOW ? scipy_openblas_get_num_threads() : 1;
+        int threads = scipy_openblas_get_num_threads();
         if (threads > 1) scipy_openblas_set_num_threads(1);
         blas(dtype, ta, tb, M, N, K, a.p, lda, b.p, ldb, c, ldc, accumulate);
         if (threads > 1) scipy_openblas_set_num_threads(threads);
@@ -151,4 +124,46 @@ void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, cha
     }
 #endif
     gemm_loop(dtype, M, N, K, a, b, c, ldc, accumulate);
+}
+
+/* Products from LM_GEMM_SERIAL_BELOW up split their longer side over loom's OpenMP threads, each
+ * running a single-threaded product, rather than over OpenBLAS's own pool: its threads spin for
+ * a long while after each product, and on two cores they then fight the OpenMP threads of every
+ * kernel that follows (at the digits CNN's step they took 40% of the CPU time, mostly spinning). */
+typedef struct {
+    int dtype;
+    int64_t M, N, K, ldc;
+    lm_mat a, b;
+    char *c;
+    bool accumulate;
+} split;
+
+static void split_part(int t, int n, void *vs) {
+    const split *S = vs;
+    int64_t item = (int64_t)lm_itemsize(S->dtype), len = S->N >= S->M ? S->N : S->M;
+    int64_t lo = len * t / n / 32 * 32, hi = t == n - 1 ? len : len * (t + 1) / n / 32 * 32;
+    if (hi <= lo) return;
+    lm_mat a = S->a, b = S->b;
+    if (S->N >= S->M) {   /* columns lo..hi of B and C */
+        b.p += lo * b.cs * item;
+        gemm_one(S->dtype, S->M, hi - lo, S->K, a, b, S->c + lo * item, S->ldc, S->accumulate);
+    } else {              /* rows lo..hi of A and C */
+        a.p += lo * a.rs * item;
+        gemm_one(S->dtype, hi - lo, S->N, S->K, a, b, S->c + lo * S->ldc * item, S->ldc, S->accumulate);
+    }
+}
+
+void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc, bool accumulate) {
+    if (M <= 0 || N <= 0) return;
+    int nt = lm_get_num_threads();   /* 1 without OpenMP */
+#ifdef _OPENMP
+    if (omp_in_parallel()) nt = 1;   /* a kernel's own split (attention, LSTM): stay on this thread */
+#endif
+    if (nt > 1 && M * N * K >= LM_GEMM_SERIAL_BELOW && (N >= M ? N : M) >= 32 * nt &&
+        (dtype == LM_FLOAT32 || dtype == LM_FLOAT64 || lm_is_complex(dtype))) {
+        split S = {dtype, M, N, K, ldc, a, b, c, accumulate};
+        lm_gemm_threads(nt, false, split_part, &S);   /* the callers let the GIL go */
+        return;
+    }
+    gemm_one(dtype, M, N, K, a, b, c, ldc, accumulate);
 }

@@ -9,6 +9,20 @@ typedef struct { const char *p; int64_t rs, cs; } lm_mat;   /* strides in elemen
  * Float types whose layouts gemm can read go to BLAS; the rest to a plain loop. */
 void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc, bool accumulate);
 
+/* lm_gemm's float32/float64 kernels for AVX-512 hosts (gemm_avx512.c), on the calling thread,
+ * any operand strides: false (nothing written) where the host or dtype has none */
+bool lm_gemm_avx512(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc,
+                    bool accumulate);
+
+/* B packed once for many products with the same right operand (an RNN's recurrent weight at
+ * every step). Where the host has no kernels of its own, `packed` stays NULL and the products
+ * read `b` in place: lm_gemm_packed always works; b's memory must outlive the packing. */
+typedef struct { int dtype; int64_t K, N; lm_mat b; void *packed; } lm_packed_b;
+void lm_gemm_pack_b(int dtype, int64_t K, int64_t N, lm_mat b, lm_packed_b *out);
+/* C (M x N) = or += A (M x K) @ B, on the calling thread when packed */
+void lm_gemm_packed(int64_t M, lm_mat a, const lm_packed_b *b, char *c, int64_t ldc, bool accumulate);
+void lm_gemm_packed_free(lm_packed_b *b);
+
 /* The same on CUDA memory (cuBLAS, native/cuda/host_matmul.c), `batch` products whose
  * operands and results lie stride_a/_b/_c elements apart (0: shared). 0, or -1 with the
  * error set. Operand strides must fit cuBLAS (one unit stride per matrix). */

@@ -112,14 +112,27 @@ lm_tensor *lm_cpu_index_add(lm_tensor *self, int64_t dim, lm_tensor *index, lm_t
     const int64_t *ip = (const int64_t *)lm_bytes(idx);
     int64_t pos[LM_MAX_DIMS] = {0}, n = lm_numel(source);
     void *gil = n > LM_INDEX_GIL_WORK ? lm_gil_release() : NULL;
+    int64_t outer = 1, inner = 1;   /* out is contiguous; a contiguous source goes by whole rows */
+    for (int k = 0; k < d; k++) outer *= S.shape[k];
+    for (int k = d + 1; k < S.nd; k++) inner *= S.shape[k];
+    bool rows = lm_is_contiguous(source);
+    int64_t m = lm_numel(idx);
     LM_DISPATCH(self->dtype, T, ,
         const T a = LM_SCALAR_AS(T, alpha);
         const T *sp = (const T *)lm_bytes(source);
         T *dst = (T *)lm_bytes(out);
-        for (int64_t i = 0; i < n; i++, lm_next_pos(R.nd, R.shape, pos)) {
-            T *at = dst + lm_pos_offset(O.nd, pos, O.strides) + (ip[pos[d]] - pos[d]) * O.strides[d];
-            *at = (T)(*at + a * sp[lm_pos_offset(R.nd, pos, R.strides)]);
-        })
+        if (rows)
+            for (int64_t o = 0; o < outer; o++)
+                for (int64_t j = 0; j < m; j++) {
+                    T *restrict at = dst + (o * S.shape[d] + ip[j]) * inner;
+                    const T *restrict from = sp + (o * m + j) * inner;
+                    for (int64_t i = 0; i < inner; i++) at[i] = (T)(at[i] + a * from[i]);
+                }
+        else
+            for (int64_t i = 0; i < n; i++, lm_next_pos(R.nd, R.shape, pos)) {
+                T *at = dst + lm_pos_offset(O.nd, pos, O.strides) + (ip[pos[d]] - pos[d]) * O.strides[d];
+                *at = (T)(*at + a * sp[lm_pos_offset(R.nd, pos, R.strides)]);
+            })
     lm_gil_reacquire(gil);
 done:
     lm_release(idx);

@@ -63,35 +63,92 @@ static void release_all(lm_tensor **t, int n) {
     for (int i = 0; i < n; i++) if (t[i]) lm_release(t[i]);
 }
 
+/* What one thread needs to run the recurrence for its slice of the hidden units. Thread t owns
+ * hidden units j0..j1 of every gate: its columns of the recurrent weight, packed once and small
+ * enough to stay in its core's cache for the whole sequence, and the gates, cells and outputs
+ * of those units. The threads meet once per step, when each needs every unit's h (forward) or
+ * every gate's gradient (backward) from the step before. */
+typedef struct {
+    int64_t T, B, H;
+    bool reverse;
+    int dt;
+    const void *xp, *h0, *c0, *go, *gc, *cells, *gates, *b;
+    const char *w;           /* w_hh (4H, H) */
+    void *scratch_w, *scratch_g;   /* forward: each thread's rows of w_hh and gate rows */
+    void *out, *cl, *g, *dG, *dh, *dc;
+} lstm_job;
+
+/* hidden units of thread t of n, on 16-unit boundaries where H allows */
+static int64_t unit_lo(int64_t H, int t, int n) {
+    int64_t q = H / 16 >= n ? 16 : 1;
+    return t == n ? H : H / q * t / n * q;
+}
+
+static void step_barrier(void) {
+#ifdef _OPENMP
+    #pragma omp barrier
+#endif
+}
+
+/* One step's gates for one batch row and n hidden units: gi holds the pre-activations (i, f, g,
+ * o blocks si apart), ga receives the activations (blocks sa apart). Restrict-qualified so gcc
+ * vectorises the transcendental functions (lm_expf/lm_tanhf are plain arithmetic for float). */
+#define GATES_ROW(T_)                                                                                          \
+    static void gates_row_##T_(int64_t n, const T_ *restrict gi, int64_t si, T_ *restrict ga, int64_t sa,     \
+                               const T_ *restrict c, T_ *restrict co, T_ *restrict ho) {                       \
+        for (int64_t j = 0; j < n; j++) {                                                                      \
+            T_ i = (T_)SIG(gi[j]), f = (T_)SIG(gi[si + j]), gg = (T_)LM_TANH(gi[2 * si + j]);                  \
+            T_ o = (T_)SIG(gi[3 * si + j]);                                                                    \
+            T_ cn = f * c[j] + i * gg;                                                                         \
+            ga[j] = i, ga[sa + j] = f, ga[2 * sa + j] = gg, ga[3 * sa + j] = o;                                \
+            co[j] = cn;                                                                                        \
+            ho[j] = o * (T_)LM_TANH(cn);                                                                       \
+        }                                                                                                      \
+    }
+
 #define FORWARD(T_)                                                                                            \
-    static void forward_##T_(int64_t T, int64_t B, int64_t H, bool reverse, const T_ *xp, const T_ *h0,        \
-                             const T_ *c0, const char *w, const T_ *b, T_ *out, T_ *cells, T_ *gates, int dt) { \
-        lm_mat wt = {w, 1, H};   /* w_hh^T: H x 4H */                                                          \
-        const T_ *h = h0, *c = c0;                                                                             \
+    GATES_ROW(T_)                                                                                              \
+    static void forward_##T_(const lstm_job *J, int64_t j0, int64_t j1) {                                      \
+        int64_t T = J->T, B = J->B, H = J->H, G = 4 * H, n = j1 - j0, N = 4 * n;                               \
+        const T_ *w = (const T_ *)J->w, *b = J->b, *h = J->h0, *c = J->c0;                                     \
+        T_ *wt = (T_ *)J->scratch_w + H * 4 * j0, *gb = (T_ *)J->scratch_g + B * 4 * j0;                       \
+        for (int64_t q = 0; q < 4; q++)   /* wt (N x H): this thread's rows of w_hh, gate after gate */       \
+            memcpy(wt + q * n * H, w + (q * H + j0) * H, sizeof(T_) * (size_t)(n * H));                        \
+        lm_packed_b wp;   /* wt^T */                                                                           \
+        lm_gemm_pack_b(J->dt, H, N, (lm_mat){(const char *)wt, 1, H}, &wp);                                    \
         for (int64_t s = 0; s < T; s++) {                                                                      \
-            int64_t t = reverse ? T - 1 - s : s;                                                               \
-            T_ *g = gates + t * B * 4 * H;                                                                     \
-            const T_ *x = xp + t * B * 4 * H;                                                                  \
+            int64_t t = J->reverse ? T - 1 - s : s;                                                            \
+            const T_ *x = (const T_ *)J->xp + t * B * G;                                                       \
             for (int64_t r = 0; r < B; r++)                                                                    \
-                for (int64_t j = 0; j < 4 * H; j++) g[r * 4 * H + j] = x[r * 4 * H + j] + (b ? b[j] : 0);      \
-            lm_gemm(dt, B, 4 * H, H, (lm_mat){(const char *)h, H, 1}, wt, (char *)g, 4 * H, true);             \
-            T_ *ho = out + t * B * H, *co = cells + t * B * H;                                                 \
-            for (int64_t r = 0; r < B; r++) {                                                                  \
-                T_ *gr = g + r * 4 * H;                                                                        \
-                for (int64_t j = 0; j < H; j++) {                                                              \
-                    T_ i = (T_)SIG(gr[j]), f = (T_)SIG(gr[H + j]), gg = (T_)LM_TANH(gr[2 * H + j]);            \
-                    T_ o = (T_)SIG(gr[3 * H + j]);                                                             \
-                    T_ cn = f * c[r * H + j] + i * gg;                                                         \
-                    gr[j] = i, gr[H + j] = f, gr[2 * H + j] = gg, gr[3 * H + j] = o;                           \
-                    co[r * H + j] = cn;                                                                        \
-                    ho[r * H + j] = o * (T_)LM_TANH(cn);                                                       \
-                }                                                                                              \
-            }                                                                                                  \
+                for (int64_t q = 0; q < 4; q++)                                                                \
+                    for (int64_t u = 0; u < n; u++)                                                            \
+                        gb[r * N + q * n + u] = x[r * G + q * H + j0 + u] + (b ? b[q * H + j0 + u] : 0);       \
+            lm_gemm_packed(B, (lm_mat){(const char *)h, H, 1}, &wp, (char *)gb, N, true);                     \
+            T_ *ga = (T_ *)J->g + t * B * G, *ho = (T_ *)J->out + t * B * H, *co = (T_ *)J->cl + t * B * H;    \
+            for (int64_t r = 0; r < B; r++)                                                                    \
+                gates_row_##T_(n, gb + r * N, n, ga + r * G + j0, H, c + r * H + j0, co + r * H + j0,          \
+                               ho + r * H + j0);                                                               \
+            step_barrier();   /* every unit's h_t is written */                                                \
             h = ho, c = co;                                                                                    \
         }                                                                                                      \
+        lm_gemm_packed_free(&wp);                                                                              \
     }
 FORWARD(float)
 FORWARD(double)
+
+static void forward_part(int t, int n, void *ctx) {
+    const lstm_job *J = ctx;
+    int64_t j0 = unit_lo(J->H, t, n), j1 = unit_lo(J->H, t + 1, n);
+    if (J->dt == LM_FLOAT32) forward_float(J, j0, j1);
+    else forward_double(J, j0, j1);
+}
+
+/* Threads for the recurrence: each step's product must repay a meeting of the threads */
+static int recurrence_threads(int64_t B, int64_t H) {
+    int nt = lm_get_num_threads();
+    if (nt > H / 16) nt = H / 16 > 0 ? (int)(H / 16) : 1;
+    return B * H * H * 4 < ((int64_t)1 << 20) ? 1 : nt;
+}
 
 int lm_cpu__lstm_layer(lm_tensor *x_proj, lm_tensor *h0, lm_tensor *c0, lm_tensor *w_hh, lm_tensor *b_hh,
                        bool reverse, lm_tensor **out) {
@@ -112,14 +169,20 @@ int lm_cpu__lstm_layer(lm_tensor *x_proj, lm_tensor *h0, lm_tensor *c0, lm_tenso
         return -1;
     }
     if (T > 0 && B > 0 && H > 0) {
-        void *gil = lm_gil_release();
-        if (dt == LM_FLOAT32)
-            forward_float(T, B, H, reverse, lm_bytes(k[0]), lm_bytes(k[1]), lm_bytes(k[2]), lm_bytes(k[3]),
-                          k[4] ? lm_bytes(k[4]) : NULL, lm_bytes(o), lm_bytes(cl), lm_bytes(g), dt);
-        else
-            forward_double(T, B, H, reverse, lm_bytes(k[0]), lm_bytes(k[1]), lm_bytes(k[2]), lm_bytes(k[3]),
-                           k[4] ? lm_bytes(k[4]) : NULL, lm_bytes(o), lm_bytes(cl), lm_bytes(g), dt);
-        lm_gil_reacquire(gil);
+        size_t item = lm_itemsize(dt);
+        void *sw = malloc(item * (size_t)(4 * H * H)), *sg = malloc(item * (size_t)(4 * B * H));
+        if (!sw || !sg) {
+            free(sw), free(sg);
+            lm_release(o), lm_release(cl), lm_release(g);
+            release_all(k, 5);
+            return lm_set_error(LM_ERR_MEMORY, "_lstm_layer: out of memory");
+        }
+        lstm_job J = {.T = T, .B = B, .H = H, .reverse = reverse, .dt = dt, .xp = lm_bytes(k[0]),
+                      .h0 = lm_bytes(k[1]), .c0 = lm_bytes(k[2]), .w = lm_bytes(k[3]),
+                      .b = k[4] ? lm_bytes(k[4]) : NULL, .scratch_w = sw, .scratch_g = sg, .out = lm_bytes(o),
+                      .cl = lm_bytes(cl), .g = lm_bytes(g)};
+        lm_gemm_threads(recurrence_threads(B, H), true, forward_part, &J);
+        free(sw), free(sg);
     }
     release_all(k, 5);
     out[0] = o;
@@ -130,39 +193,62 @@ int lm_cpu__lstm_layer(lm_tensor *x_proj, lm_tensor *h0, lm_tensor *c0, lm_tenso
 
 /* dG (T, B, 4H): the pre-activation gates' gradients; dh, dc (B, H) carry the recurrence and
  * end as h0's and c0's gradients. go/gc: output's and cells' incoming gradients or NULL. */
-#define BACKWARD(T_)                                                                                           \
-    static void backward_##T_(int64_t T, int64_t B, int64_t H, bool reverse, const T_ *go, const T_ *gc,      \
-                              const T_ *c0, const char *w, const T_ *cells, const T_ *gates, T_ *dG, T_ *dh,   \
-                              T_ *dc, int dt) {                                                                \
-        lm_mat wm = {w, H, 1};   /* w_hh: 4H x H */                                                            \
-        memset(dh, 0, sizeof(T_) * (size_t)(B * H));                                                           \
-        memset(dc, 0, sizeof(T_) * (size_t)(B * H));                                                           \
-        for (int64_t s = T - 1; s >= 0; s--) {                                                                 \
-            int64_t t = reverse ? T - 1 - s : s, prev = reverse ? t + 1 : t - 1;                              \
-            const T_ *g = gates + t * B * 4 * H, *cn = cells + t * B * H;                                      \
-            const T_ *cp = s == 0 ? c0 : cells + prev * B * H;                                                 \
-            T_ *d = dG + t * B * 4 * H;                                                                        \
-            for (int64_t r = 0; r < B; r++) {                                                                  \
-                const T_ *gr = g + r * 4 * H;                                                                  \
-                T_ *dr = d + r * 4 * H;                                                                        \
-                for (int64_t j = 0; j < H; j++) {                                                              \
-                    int64_t e = r * H + j;                                                                     \
-                    T_ i = gr[j], f = gr[H + j], gg = gr[2 * H + j], o = gr[3 * H + j];                       \
-                    T_ tc = (T_)LM_TANH(cn[e]);                                                                \
-                    T_ h_ = dh[e] + (go ? go[t * B * H + e] : 0);                                              \
-                    T_ c_ = dc[e] + (gc ? gc[t * B * H + e] : 0) + h_ * o * (1 - tc * tc);                     \
-                    dr[j] = c_ * gg * i * (1 - i);                                                             \
-                    dr[H + j] = c_ * cp[e] * f * (1 - f);                                                      \
-                    dr[2 * H + j] = c_ * i * (1 - gg * gg);                                                    \
-                    dr[3 * H + j] = h_ * tc * o * (1 - o);                                                     \
-                    dc[e] = c_ * f;                                                                            \
-                }                                                                                              \
-            }                                                                                                  \
-            lm_gemm(dt, B, H, 4 * H, (lm_mat){(const char *)d, 4 * H, 1}, wm, (char *)dh, H, false);          \
+/* One step's gate gradients for one batch row and n hidden units; g and d hold blocks of H */
+#define DGATES_ROW(T_)                                                                                         \
+    static void dgates_row_##T_(int64_t n, int64_t H, const T_ *restrict g, const T_ *restrict cn,            \
+                                const T_ *restrict cp, const T_ *restrict go, const T_ *restrict gc,           \
+                                const T_ *restrict dh, T_ *restrict dc, T_ *restrict d) {                      \
+        for (int64_t j = 0; j < n; j++) {                                                                      \
+            T_ i = g[j], f = g[H + j], gg = g[2 * H + j], o = g[3 * H + j];                                    \
+            T_ tc = (T_)LM_TANH(cn[j]);                                                                        \
+            T_ h_ = dh[j] + (go ? go[j] : 0);                                                                  \
+            T_ c_ = dc[j] + (gc ? gc[j] : 0) + h_ * o * (1 - tc * tc);                                         \
+            d[j] = c_ * gg * i * (1 - i);                                                                      \
+            d[H + j] = c_ * cp[j] * f * (1 - f);                                                               \
+            d[2 * H + j] = c_ * i * (1 - gg * gg);                                                             \
+            d[3 * H + j] = h_ * tc * o * (1 - o);                                                              \
+            dc[j] = c_ * f;                                                                                    \
         }                                                                                                      \
+    }
+
+/* dG (T, B, 4H): the pre-activation gates' gradients; dh, dc (B, H) carry the recurrence and
+ * end as h0's and c0's gradients. go/gc: output's and cells' incoming gradients or NULL.
+ * This thread's units j0..j1: their gate gradients, then (after the meeting) their columns of
+ * dh = dG_t @ w_hh, which read every unit's gate gradients. */
+#define BACKWARD(T_)                                                                                           \
+    DGATES_ROW(T_)                                                                                             \
+    static void backward_##T_(const lstm_job *J, int64_t j0, int64_t j1) {                                     \
+        int64_t T = J->T, B = J->B, H = J->H, G = 4 * H, n = j1 - j0;                                          \
+        lm_packed_b wp;   /* w_hh[:, j0:j1] */                                                                 \
+        lm_gemm_pack_b(J->dt, G, n, (lm_mat){(const char *)((const T_ *)J->w + j0), H, 1}, &wp);               \
+        T_ *dh = J->dh, *dc = J->dc;                                                                           \
+        const T_ *go = J->go, *gc = J->gc;                                                                     \
+        for (int64_t r = 0; r < B; r++)                                                                        \
+            for (int64_t u = j0; u < j1; u++) dh[r * H + u] = dc[r * H + u] = 0;                               \
+        for (int64_t s = T - 1; s >= 0; s--) {                                                                 \
+            int64_t t = J->reverse ? T - 1 - s : s, prev = J->reverse ? t + 1 : t - 1;                         \
+            const T_ *g = (const T_ *)J->gates + t * B * G, *cn = (const T_ *)J->cells + t * B * H;            \
+            const T_ *cp = s == 0 ? (const T_ *)J->c0 : (const T_ *)J->cells + prev * B * H;                   \
+            T_ *d = (T_ *)J->dG + t * B * G;                                                                   \
+            for (int64_t r = 0; r < B; r++) {                                                                  \
+                int64_t e = (t * B + r) * H + j0, o = r * H + j0;                                              \
+                dgates_row_##T_(n, H, g + r * G + j0, cn + o, cp + o, go ? go + e : NULL, gc ? gc + e : NULL,  \
+                                dh + o, dc + o, d + r * G + j0);                                               \
+            }                                                                                                  \
+            step_barrier();   /* every gate's gradient of step t is written */                                 \
+            lm_gemm_packed(B, (lm_mat){(const char *)d, G, 1}, &wp, (char *)(dh + j0), H, false);             \
+        }                                                                                                      \
+        lm_gemm_packed_free(&wp);                                                                              \
     }
 BACKWARD(float)
 BACKWARD(double)
+
+static void backward_part(int t, int n, void *ctx) {
+    const lstm_job *J = ctx;
+    int64_t j0 = unit_lo(J->H, t, n), j1 = unit_lo(J->H, t + 1, n);
+    if (J->dt == LM_FLOAT32) backward_float(J, j0, j1);
+    else backward_double(J, j0, j1);
+}
 
 int lm_cpu__lstm_layer_backward(lm_tensor *grad_output, lm_tensor *grad_cells, lm_tensor *h0, lm_tensor *c0,
                                 lm_tensor *w_hh, lm_tensor *output, lm_tensor *cells, lm_tensor *gates,
@@ -199,14 +285,12 @@ int lm_cpu__lstm_layer_backward(lm_tensor *grad_output, lm_tensor *grad_cells, l
     if (T == 0 || B == 0 || H == 0) {
         memset(lm_bytes(res[1]), 0, item * (size_t)(B * H));
         memset(lm_bytes(res[2]), 0, item * (size_t)(B * H));
-    } else if (dt == LM_FLOAT32) {
-        backward_float(T, B, H, reverse, k[0] ? lm_bytes(k[0]) : NULL, k[1] ? lm_bytes(k[1]) : NULL,
-                       lm_bytes(k[3]), lm_bytes(k[4]), lm_bytes(k[6]), lm_bytes(k[7]), (float *)dG,
-                       lm_bytes(res[1]), lm_bytes(res[2]), dt);
     } else {
-        backward_double(T, B, H, reverse, k[0] ? lm_bytes(k[0]) : NULL, k[1] ? lm_bytes(k[1]) : NULL,
-                        lm_bytes(k[3]), lm_bytes(k[4]), lm_bytes(k[6]), lm_bytes(k[7]), (double *)dG,
-                        lm_bytes(res[1]), lm_bytes(res[2]), dt);
+        lstm_job J = {.T = T, .B = B, .H = H, .reverse = reverse, .dt = dt, .go = k[0] ? lm_bytes(k[0]) : NULL,
+                      .gc = k[1] ? lm_bytes(k[1]) : NULL, .c0 = lm_bytes(k[3]), .w = lm_bytes(k[4]),
+                      .cells = lm_bytes(k[6]), .gates = lm_bytes(k[7]), .dG = dG, .dh = lm_bytes(res[1]),
+                      .dc = lm_bytes(res[2])};
+        lm_gemm_threads(recurrence_threads(B, H), false, backward_part, &J);
     }
     /* dW = sum_t dG_t^T @ h_prev(t): the steps whose h_prev is an output row in one GEMM, the
      * first step's (h0) in a second; db = dG summed over every step and batch row */

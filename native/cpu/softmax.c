@@ -26,6 +26,36 @@ static int lines_of(const lm_tensor *t, int64_t dim, lines *L) {
  * output y (backward only) */
 typedef struct { lines l; const char *a; char *out; const char *y; bool is_log; } job;
 
+/* Reductions over a contiguous line in 16 lanes, so gcc vectorises them (a single running max
+ * or sum is a chain it may not reorder). The max passes over NaNs: a NaN still makes its whole
+ * line NaN, through the sum of exponentials, as in PyTorch. */
+#define LINE_HELPERS(T)                                                                                               \
+    static T line_max_##T(const T *restrict x, int64_t n) {                                                           \
+        T m[16], res = -INFINITY;                                                                                     \
+        for (int k = 0; k < 16; k++) m[k] = -INFINITY;                                                                \
+        int64_t r = 0;                                                                                                \
+        for (; r + 16 <= n; r += 16)                                                                                  \
+            for (int k = 0; k < 16; k++) m[k] = x[r + k] > m[k] ? x[r + k] : m[k];                                    \
+        for (int k = 0; k < 16; k++) res = m[k] > res ? m[k] : res;                                                   \
+        for (; r < n; r++) res = x[r] > res ? x[r] : res;                                                             \
+        return res;                                                                                                   \
+    }                                                                                                                 \
+    static T line_dot_##T(const T *restrict x, const T *restrict y, int64_t n) {   /* y NULL: the sum of x */         \
+        T acc[16] = {0}, res = 0;                                                                                     \
+        int64_t r = 0;                                                                                                \
+        if (y)                                                                                                        \
+            for (; r + 16 <= n; r += 16)                                                                              \
+                for (int k = 0; k < 16; k++) acc[k] += x[r + k] * y[r + k];                                           \
+        else                                                                                                          \
+            for (; r + 16 <= n; r += 16)                                                                              \
+                for (int k = 0; k < 16; k++) acc[k] += x[r + k];                                                      \
+        for (int k = 0; k < 16; k++) res += acc[k];                                                                   \
+        for (; r < n; r++) res += y ? x[r] * y[r] : x[r];                                                             \
+        return res;                                                                                                   \
+    }
+LINE_HELPERS(float)
+LINE_HELPERS(double)
+
 /* lines [begin, end) of the forward pass: max, sum of exp, write */
 #define FORWARD(T)                                                                                                    \
     static void fwd_##T(int64_t begin, int64_t end, void *vj) {                                                       \
@@ -39,12 +69,13 @@ typedef struct { lines l; const char *a; char *out; const char *y; bool is_log; 
             const T *xl = xp + o * l.R * l.inner + i;                                                                 \
             T *ol = op + o * l.R * l.inner + i;                                                                       \
             T m = -INFINITY;                                                                                          \
-            for (int64_t r = 0; r < l.R; r++) m = xl[r * s] > m || xl[r * s] != xl[r * s] ? xl[r * s] : m;            \
+            if (s == 1) m = line_max_##T(xl, l.R);                                                                    \
+            else for (int64_t r = 0; r < l.R; r++) m = xl[r * s] > m || xl[r * s] != xl[r * s] ? xl[r * s] : m;       \
             if (m == -INFINITY) m = 0;   /* an all -inf line: exp gives 0s and the result NaN, as PyTorch */          \
             T sum = 0;                                                                                                \
             if (s == 1) {   /* contiguous lines: exp as an elementwise pass (it vectorises), then the sum */          \
                 for (int64_t r = 0; r < l.R; r++) ol[r] = LM_EXP(xl[r] - m);                                          \
-                for (int64_t r = 0; r < l.R; r++) sum += ol[r];                                                       \
+                sum = line_dot_##T(ol, NULL, l.R);                                                                    \
                 if (is_log) {                                                                                         \
                     T lse = m + (T)log((double)sum);                                                                  \
                     for (int64_t r = 0; r < l.R; r++) ol[r] = xl[r] - lse;                                            \
@@ -80,11 +111,16 @@ FORWARD(double)
             if (is_log && s == 1) {   /* contiguous lines: the elementwise pass vectorises */                         \
                 const T *gl = gp + base, *yl = yp + base;                                                             \
                 T *ol = op + base;                                                                                    \
-                for (int64_t r = 0; r < l.R; r++) acc += gl[r];                                                       \
+                acc = line_dot_##T(gl, NULL, l.R);                                                                    \
                 for (int64_t r = 0; r < l.R; r++) ol[r] = gl[r] - LM_EXP(yl[r]) * acc;                                \
             } else if (is_log) {                                                                                      \
                 for (int64_t r = 0; r < l.R; r++) acc += gp[base + r * s];                                            \
                 for (int64_t r = 0; r < l.R; r++) op[base + r * s] = gp[base + r * s] - LM_EXP(yp[base + r * s]) * acc;\
+            } else if (s == 1) {                                                                                      \
+                const T *gl = gp + base, *yl = yp + base;                                                             \
+                T *ol = op + base;                                                                                    \
+                acc = line_dot_##T(gl, yl, l.R);                                                                      \
+                for (int64_t r = 0; r < l.R; r++) ol[r] = yl[r] * (gl[r] - acc);                                      \
             } else {                                                                                                  \
                 for (int64_t r = 0; r < l.R; r++) acc += gp[base + r * s] * yp[base + r * s];                         \
                 for (int64_t r = 0; r < l.R; r++) op[base + r * s] = yp[base + r * s] * (gp[base + r * s] - acc);     \

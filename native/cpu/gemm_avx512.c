@@ -1,0 +1,203 @@
+/* loom's own float32/float64 GEMM for hosts with AVX-512 (built with -march=native).
+ *
+ * Why: the OpenBLAS that scipy-openblas32 ships picks its kernels at load time from
+ * OPENBLAS_CORETYPE, and machines of this kind set it to Haswell (AVX2), so every
+ * product ran at half of what the cores can do, while PyTorch's MKL/oneDNN are not bound by
+ * it. This is the classic Goto/BLIS layout: B is packed into KC x NR panels that stay in L1,
+ * A into MR x KC panels streamed from L2, and a 12 x (2 vectors) register tile accumulates.
+ * Packing reads any strides, so transposed and sliced operands need no copy first.
+ * Single-threaded: gemm.c splits large products over loom's threads. */
+#include <stdlib.h>
+#include <string.h>
+#include "gemm.h"
+
+#ifdef __AVX512F__
+#include <immintrin.h>
+
+enum { MR = 12, KC = 256, MC = 144, NC = 3072 };
+
+/* aligned_alloc wants a multiple of the alignment */
+static size_t round64(size_t n) { return (n + 63) / 64 * 64; }
+
+#define DEFINE_GEMM(T, V, VL, LOAD, STORE, SET1, FMA, ADD, ZERO, MASKLOAD, MASKSTORE, MASKT)                      \
+    enum { NR_##T = 2 * VL };                                                                                     \
+    /* ap: MR x kc (k-major), bp: kc x NR; C tile (mr x nr valid) = or += the product */                          \
+    static void tile_##T(int64_t kc, const T *restrict ap, const T *restrict bp, T *restrict c, int64_t ldc,     \
+                         bool add, int mr, int nr) {                                                              \
+        V acc[MR][2];                                                                                             \
+        _Pragma("GCC unroll 12") for (int i = 0; i < MR; i++) acc[i][0] = acc[i][1] = ZERO();                    \
+        if (add) /* C's rows come from memory while the k loop runs */                                            \
+            for (int i = 0; i < mr; i++) {                                                                        \
+                _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);                                           \
+                _mm_prefetch((const char *)(c + i * ldc + VL), _MM_HINT_T0);                                      \
+            }                                                                                                     \
+        for (int64_t k = 0; k < kc; k++) {                                                                        \
+            V b0 = LOAD(bp), b1 = LOAD(bp + VL);                                                                  \
+            _Pragma("GCC unroll 12") for (int i = 0; i < MR; i++) {                                               \
+                V ai = SET1(ap[i]);                                                                               \
+                acc[i][0] = FMA(ai, b0, acc[i][0]);                                                               \
+                acc[i][1] = FMA(ai, b1, acc[i][1]);                                                               \
+            }                                                                                                     \
+            ap += MR;                                                                                             \
+            bp += 2 * VL;                                                                                         \
+        }                                                                                                         \
+        MASKT m0 = (MASKT)(nr >= VL ? (MASKT)~0 : (MASKT)((1u << nr) - 1));                                       \
+        MASKT m1 = (MASKT)(nr >= 2 * VL ? (MASKT)~0 : nr <= VL ? 0 : (MASKT)((1u << (nr - VL)) - 1));             \
+        for (int i = 0; i < mr; i++) {                                                                            \
+            T *ci = c + i * ldc;                                                                                  \
+            V x0 = acc[i][0], x1 = acc[i][1];                                                                     \
+            if (add) x0 = ADD(x0, MASKLOAD(m0, ci)), x1 = ADD(x1, MASKLOAD(m1, ci + VL));                         \
+            MASKSTORE(ci, m0, x0);                                                                                \
+            MASKSTORE(ci + VL, m1, x1);                                                                           \
+        }                                                                                                         \
+    }                                                                                                             \
+                                                                                                                  \
+    /* A's rows i0..i0+mc, columns p0..p0+kc into MR-row panels, zero-padded */                                   \
+    static void pack_a_##T(const T *a, int64_t rs, int64_t cs, int64_t mc, int64_t kc, T *restrict dst) {        \
+        for (int64_t i0 = 0; i0 < mc; i0 += MR, dst += MR * kc) {                                                 \
+            int64_t m = mc - i0 < MR ? mc - i0 : MR;                                                              \
+            const T *src = a + i0 * rs;                                                                           \
+            if (cs == 1 || rs != 1)                                                                               \
+                for (int64_t i = 0; i < MR; i++)                                                                  \
+                    if (i < m) for (int64_t k = 0; k < kc; k++) dst[k * MR + i] = src[i * rs + k * cs];           \
+                    else for (int64_t k = 0; k < kc; k++) dst[k * MR + i] = 0;                                    \
+            else                                                                                                  \
+                for (int64_t k = 0; k < kc; k++)                                                                  \
+                    for (int64_t i = 0; i < MR; i++) dst[k * MR + i] = i < m ? src[i + k * cs] : 0;               \
+        }                                                                                                         \
+    }                                                                                                             \
+                                                                                                                  \
+    /* B's rows p0..p0+kc, columns j0..j0+nc into NR-column panels, zero-padded */                                \
+    static void pack_b_##T(const T *b, int64_t rs, int64_t cs, int64_t kc, int64_t nc, T *restrict dst) {        \
+        enum { NR = NR_##T };                                                                                     \
+        for (int64_t j0 = 0; j0 < nc; j0 += NR, dst += NR * kc) {                                                 \
+            int64_t n = nc - j0 < NR ? nc - j0 : NR;                                                              \
+            const T *src = b + j0 * cs;                                                                           \
+            if (cs == 1 && n == NR)                                                                               \
+                for (int64_t k = 0; k < kc; k++) memcpy(dst + k * NR, src + k * rs, sizeof(T) * NR);              \
+            else if (cs == 1 || rs != 1)                                                                          \
+                for (int64_t k = 0; k < kc; k++)                                                                  \
+                    for (int64_t j = 0; j < NR; j++) dst[k * NR + j] = j < n ? src[k * rs + j * cs] : 0;          \
+            else                                                                                                  \
+                for (int64_t j = 0; j < NR; j++)                                                                  \
+                    if (j < n) for (int64_t k = 0; k < kc; k++) dst[k * NR + j] = src[k + j * cs];                \
+                    else for (int64_t k = 0; k < kc; k++) dst[k * NR + j] = 0;                                    \
+        }                                                                                                         \
+    }                                                                                                             \
+                                                                                                                  \
+    /* C (M x nc) = or += A (M x kc, strides rs/cs) @ the packed kc x nc block bp, through apack */           \
+    static void block_##T(int64_t M, int64_t nc, int64_t kc, const T *A, int64_t rs, int64_t cs, const T *bp,   \
+                          T *c, int64_t ldc, bool add, T *apack) {                                                \
+        enum { NR = NR_##T };                                                                                     \
+        for (int64_t i0 = 0; i0 < M; i0 += MC) {                                                                  \
+            int64_t mc = M - i0 < MC ? M - i0 : MC;                                                               \
+            pack_a_##T(A + i0 * rs, rs, cs, mc, kc, apack);                                                       \
+            for (int64_t jr = 0; jr < nc; jr += NR)                                                               \
+                for (int64_t ir = 0; ir < mc; ir += MR)                                                           \
+                    tile_##T(kc, apack + ir * kc, bp + jr * kc, c + (i0 + ir) * ldc + jr, ldc, add,               \
+                             (int)(mc - ir < MR ? mc - ir : MR), (int)(nc - jr < NR ? nc - jr : NR));             \
+        }                                                                                                         \
+    }                                                                                                             \
+                                                                                                                  \
+    static T *apack_##T(int64_t M, int64_t K) {                                                                   \
+        int64_t mcap = M < MC ? M : MC, kcap = K < KC ? K : KC;                                                   \
+        return aligned_alloc(64, round64(sizeof(T) * (size_t)(kcap * ((mcap + MR - 1) / MR) * MR)));              \
+    }                                                                                                             \
+                                                                                                                  \
+    static bool gemm_##T(int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, T *c, int64_t ldc, bool accumulate) { \
+        enum { NR = NR_##T };                                                                                     \
+        int64_t ncap = N < NC ? N : NC, kcap = K < KC ? K : KC;                                                   \
+        T *bpack = aligned_alloc(64, round64(sizeof(T) * (size_t)(kcap * ((ncap + NR - 1) / NR) * NR)));          \
+        T *apack = apack_##T(M, K);                                                                               \
+        if (!bpack || !apack) {                                                                                   \
+            free(bpack);                                                                                          \
+            free(apack);                                                                                          \
+            return false;                                                                                         \
+        }                                                                                                         \
+        const T *A = (const T *)a.p, *B = (const T *)b.p;                                                         \
+        for (int64_t j0 = 0; j0 < N; j0 += NC) {                                                                  \
+            int64_t nc = N - j0 < NC ? N - j0 : NC;                                                               \
+            for (int64_t p0 = 0; p0 < K; p0 += KC) {                                                              \
+                int64_t kc = K - p0 < KC ? K - p0 : KC;                                                           \
+                pack_b_##T(B + p0 * b.rs + j0 * b.cs, b.rs, b.cs, kc, nc, bpack);                                 \
+                block_##T(M, nc, kc, A + p0 * a.cs, a.rs, a.cs, bpack, c + j0, ldc, accumulate || p0 > 0, apack); \
+            }                                                                                                     \
+        }                                                                                                         \
+        free(bpack);                                                                                              \
+        free(apack);                                                                                              \
+        return true;                                                                                              \
+    }                                                                                                             \
+                                                                                                                  \
+    /* all of B (K x N), block after KC block, each ceil(N / NR) panels wide */                                   \
+    static T *pack_all_##T(int64_t K, int64_t N, lm_mat b) {                                                      \
+        enum { NR = NR_##T };                                                                                     \
+        int64_t npad = (N + NR - 1) / NR * NR;                                                                    \
+        T *p = aligned_alloc(64, round64(sizeof(T) * (size_t)(K * npad)));                                        \
+        if (p)                                                                                                    \
+            for (int64_t p0 = 0; p0 < K; p0 += KC)                                                                \
+                pack_b_##T((const T *)b.p + p0 * b.rs, b.rs, b.cs, K - p0 < KC ? K - p0 : KC, N, p + p0 * npad);  \
+        return p;                                                                                                 \
+    }                                                                                                             \
+                                                                                                                  \
+    static bool gemm_packed_##T(int64_t M, lm_mat a, const lm_packed_b *pb, T *c, int64_t ldc, bool accumulate) { \
+        enum { NR = NR_##T };                                                                                     \
+        int64_t K = pb->K, N = pb->N, npad = (N + NR - 1) / NR * NR;                                              \
+        T *apack = apack_##T(M, K);                                                                               \
+        if (!apack) return false;                                                                                 \
+        for (int64_t p0 = 0; p0 < K; p0 += KC)                                                                    \
+            block_##T(M, N, K - p0 < KC ? K - p0 : KC, (const T *)a.p + p0 * a.cs, a.rs, a.cs,                   \
+                      (const T *)pb->packed + p0 * npad, c, ldc, accumulate || p0 > 0, apack);                    \
+        free(apack);                                                                                              \
+        return true;                                                                                              \
+    }
+
+#define Z_PS() _mm512_setzero_ps()
+#define Z_PD() _mm512_setzero_pd()
+#define ML_PS(m, p) _mm512_maskz_loadu_ps(m, p)
+#define ML_PD(m, p) _mm512_maskz_loadu_pd(m, p)
+DEFINE_GEMM(float, __m512, 16, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps,
+            Z_PS, ML_PS, _mm512_mask_storeu_ps, __mmask16)
+DEFINE_GEMM(double, __m512d, 8, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_add_pd,
+            Z_PD, ML_PD, _mm512_mask_storeu_pd, __mmask8)
+
+bool lm_gemm_avx512(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc,
+                    bool accumulate) {
+    if (K <= 0) return false;
+    if (dtype == LM_FLOAT32) return gemm_float(M, N, K, a, b, (float *)c, ldc, accumulate);
+    if (dtype == LM_FLOAT64) return gemm_double(M, N, K, a, b, (double *)c, ldc, accumulate);
+    return false;
+}
+
+void lm_gemm_pack_b(int dtype, int64_t K, int64_t N, lm_mat b, lm_packed_b *out) {
+    *out = (lm_packed_b){dtype, K, N, b, NULL};
+    if (K > 0 && N > 0 && dtype == LM_FLOAT32) out->packed = pack_all_float(K, N, b);
+    else if (K > 0 && N > 0 && dtype == LM_FLOAT64) out->packed = pack_all_double(K, N, b);
+}
+
+void lm_gemm_packed(int64_t M, lm_mat a, const lm_packed_b *b, char *c, int64_t ldc, bool accumulate) {
+    if (M <= 0 || b->N <= 0) return;
+    if (b->packed && b->dtype == LM_FLOAT32 && gemm_packed_float(M, a, b, (float *)c, ldc, accumulate)) return;
+    if (b->packed && b->dtype == LM_FLOAT64 && gemm_packed_double(M, a, b, (double *)c, ldc, accumulate)) return;
+    lm_gemm(b->dtype, M, b->N, b->K, a, b->b, c, ldc, accumulate);
+}
+
+#else
+bool lm_gemm_avx512(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc,
+                    bool accumulate) {
+    (void)dtype, (void)M, (void)N, (void)K, (void)a, (void)b, (void)c, (void)ldc, (void)accumulate;
+    return false;
+}
+
+void lm_gemm_pack_b(int dtype, int64_t K, int64_t N, lm_mat b, lm_packed_b *out) {
+    *out = (lm_packed_b){dtype, K, N, b, NULL};
+}
+
+void lm_gemm_packed(int64_t M, lm_mat a, const lm_packed_b *b, char *c, int64_t ldc, bool accumulate) {
+    lm_gemm(b->dtype, M, b->N, b->K, a, b->b, c, ldc, accumulate);
+}
+#endif
+
+void lm_gemm_packed_free(lm_packed_b *b) {
+    free(b->packed);
+    b->packed = NULL;
+}
