@@ -19,6 +19,64 @@ enum { MR = 12, KC = 256, MC = 144, NC = 3072 };
 /* aligned_alloc wants a multiple of the alignment */
 static size_t round64(size_t n) { return (n + 63) / 64 * 64; }
 
+/* 16 x 16 floats transposed in registers: packing a row-major A or a transposed B moves 16
+ * elements per load and store instead of one */
+static inline void transpose16(__m512 r[16]) {
+    __m512 t[16];
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+        r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+        r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+        r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+    }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 4; j++) {
+            t[8 * i + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + j + 4], 0x88);
+            t[8 * i + j + 4] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + j + 4], 0xDD);
+        }
+    for (int i = 0; i < 8; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+        r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
+    }
+}
+
+/* rows (count <= 16, each `ld` apart, 16 consecutive elements each) transposed into 16 rows of
+ * `count` floats, `dst_ld` apart: how both packings read operands that run the other way */
+static inline void transpose_block(const float *src, int64_t ld, int count, float *dst, int64_t dst_ld) {
+    __m512 r[16];
+    for (int i = 0; i < 16; i++) r[i] = i < count ? _mm512_loadu_ps(src + i * ld) : _mm512_setzero_ps();
+    transpose16(r);
+    __mmask16 m = (__mmask16)((1u << count) - 1);
+    for (int k = 0; k < 16; k++) _mm512_mask_storeu_ps(dst + k * dst_ld, m, r[k]);
+}
+
+/* Fast paths of the packings, per type: false leaves the work to the element loops */
+static bool pack_a_rows_float(const float *src, int64_t rs, int64_t kc, float *dst, int64_t *done) {
+    int64_t k = 0;
+    for (; k + 16 <= kc; k += 16) transpose_block(src + k, rs, MR, dst + k * MR, MR);
+    *done = k;
+    return true;
+}
+static bool pack_a_rows_double(const double *src, int64_t rs, int64_t kc, double *dst, int64_t *done) {
+    (void)src, (void)rs, (void)kc, (void)dst, (void)done;
+    return false;
+}
+static bool pack_bt_float(const float *src, int64_t cs, int64_t kc, float *dst, int64_t *done) {
+    int64_t k = 0;
+    for (; k + 16 <= kc; k += 16)
+        for (int h = 0; h < 2; h++) transpose_block(src + k + h * 16 * cs, cs, 16, dst + k * 32 + h * 16, 32);
+    *done = k;
+    return true;
+}
+static bool pack_bt_double(const double *src, int64_t cs, int64_t kc, double *dst, int64_t *done) {
+    (void)src, (void)cs, (void)kc, (void)dst, (void)done;
+    return false;
+}
+
 #define DEFINE_GEMM(T, V, VL, LOAD, STORE, SET1, FMA, ADD, ZERO, MASKLOAD, MASKSTORE, MASKT)                      \
     enum { NR_##T = 2 * VL };                                                                                     \
     /* ap: MR x kc (k-major), bp: kc x NR; C tile (mr x nr valid) = or += the product */                          \
@@ -57,10 +115,12 @@ static size_t round64(size_t n) { return (n + 63) / 64 * 64; }
         for (int64_t i0 = 0; i0 < mc; i0 += MR, dst += MR * kc) {                                                 \
             int64_t m = mc - i0 < MR ? mc - i0 : MR;                                                              \
             const T *src = a + i0 * rs;                                                                           \
+            int64_t k0 = 0;                                                                                       \
+            if (cs == 1 && m == MR) pack_a_rows_##T(src, rs, kc, dst, &k0);                                       \
             if (cs == 1 || rs != 1)                                                                               \
                 for (int64_t i = 0; i < MR; i++)                                                                  \
-                    if (i < m) for (int64_t k = 0; k < kc; k++) dst[k * MR + i] = src[i * rs + k * cs];           \
-                    else for (int64_t k = 0; k < kc; k++) dst[k * MR + i] = 0;                                    \
+                    if (i < m) for (int64_t k = k0; k < kc; k++) dst[k * MR + i] = src[i * rs + k * cs];          \
+                    else for (int64_t k = k0; k < kc; k++) dst[k * MR + i] = 0;                                   \
             else                                                                                                  \
                 for (int64_t k = 0; k < kc; k++)                                                                  \
                     for (int64_t i = 0; i < MR; i++) dst[k * MR + i] = i < m ? src[i + k * cs] : 0;               \
@@ -70,18 +130,27 @@ static size_t round64(size_t n) { return (n + 63) / 64 * 64; }
     /* B's rows p0..p0+kc, columns j0..j0+nc into NR-column panels, zero-padded */                                \
     static void pack_b_##T(const T *b, int64_t rs, int64_t cs, int64_t kc, int64_t nc, T *restrict dst) {        \
         enum { NR = NR_##T };                                                                                     \
-        for (int64_t j0 = 0; j0 < nc; j0 += NR, dst += NR * kc) {                                                 \
+        int64_t full = cs == 1 ? nc / NR * NR : 0;                                                                \
+        for (int64_t k = 0; k < kc; k++)   /* rows of B read whole: the prefetchers follow a row */               \
+            for (int64_t j0 = 0; j0 < full; j0 += NR) {                                                           \
+                const T *restrict from = b + k * rs + j0;                                                         \
+                T *restrict to = dst + j0 * kc + k * NR;                                                          \
+                for (int64_t j = 0; j < NR; j++) to[j] = from[j];                                                 \
+            }                                                                                                     \
+        dst += full * kc;                                                                                         \
+        for (int64_t j0 = full; j0 < nc; j0 += NR, dst += NR * kc) {                                              \
             int64_t n = nc - j0 < NR ? nc - j0 : NR;                                                              \
             const T *src = b + j0 * cs;                                                                           \
-            if (cs == 1 && n == NR)                                                                               \
-                for (int64_t k = 0; k < kc; k++) memcpy(dst + k * NR, src + k * rs, sizeof(T) * NR);              \
-            else if (cs == 1 || rs != 1)                                                                          \
+            if (cs == 1 || rs != 1)                                                                               \
                 for (int64_t k = 0; k < kc; k++)                                                                  \
                     for (int64_t j = 0; j < NR; j++) dst[k * NR + j] = j < n ? src[k * rs + j * cs] : 0;          \
-            else                                                                                                  \
+            else {                                                                                                \
+                int64_t k0 = 0;                                                                                   \
+                if (n == NR) pack_bt_##T(src, cs, kc, dst, &k0);                                                  \
                 for (int64_t j = 0; j < NR; j++)                                                                  \
-                    if (j < n) for (int64_t k = 0; k < kc; k++) dst[k * NR + j] = src[k + j * cs];                \
-                    else for (int64_t k = 0; k < kc; k++) dst[k * NR + j] = 0;                                    \
+                    if (j < n) for (int64_t k = k0; k < kc; k++) dst[k * NR + j] = src[k + j * cs];               \
+                    else for (int64_t k = k0; k < kc; k++) dst[k * NR + j] = 0;                                   \
+            }                                                                                                     \
         }                                                                                                         \
     }                                                                                                             \
                                                                                                                   \
