@@ -191,18 +191,17 @@ int lm_cpu__lstm_layer(lm_tensor *x_proj, lm_tensor *h0, lm_tensor *c0, lm_tenso
     return 0;
 }
 
-/* dG (T, B, 4H): the pre-activation gates' gradients; dh, dc (B, H) carry the recurrence and
- * end as h0's and c0's gradients. go/gc: output's and cells' incoming gradients or NULL. */
-/* One step's gate gradients for one batch row and n hidden units; g and d hold blocks of H */
+/* One step's gate gradients for one batch row and n hidden units; g and d hold blocks of H.
+ * dh and dc arrive with the output's and cells' own gradients of this step added. */
 #define DGATES_ROW(T_)                                                                                         \
     static void dgates_row_##T_(int64_t n, int64_t H, const T_ *restrict g, const T_ *restrict cn,            \
-                                const T_ *restrict cp, const T_ *restrict go, const T_ *restrict gc,           \
-                                const T_ *restrict dh, T_ *restrict dc, T_ *restrict d) {                      \
+                                const T_ *restrict cp, const T_ *restrict dh, T_ *restrict dc,                 \
+                                T_ *restrict d) {                                                              \
         for (int64_t j = 0; j < n; j++) {                                                                      \
             T_ i = g[j], f = g[H + j], gg = g[2 * H + j], o = g[3 * H + j];                                    \
             T_ tc = (T_)LM_TANH(cn[j]);                                                                        \
-            T_ h_ = dh[j] + (go ? go[j] : 0);                                                                  \
-            T_ c_ = dc[j] + (gc ? gc[j] : 0) + h_ * o * (1 - tc * tc);                                         \
+            T_ h_ = dh[j];                                                                                     \
+            T_ c_ = dc[j] + h_ * o * (1 - tc * tc);                                                            \
             d[j] = c_ * gg * i * (1 - i);                                                                      \
             d[H + j] = c_ * cp[j] * f * (1 - f);                                                               \
             d[2 * H + j] = c_ * i * (1 - gg * gg);                                                             \
@@ -232,8 +231,9 @@ int lm_cpu__lstm_layer(lm_tensor *x_proj, lm_tensor *h0, lm_tensor *c0, lm_tenso
             T_ *d = (T_ *)J->dG + t * B * G;                                                                   \
             for (int64_t r = 0; r < B; r++) {                                                                  \
                 int64_t e = (t * B + r) * H + j0, o = r * H + j0;                                              \
-                dgates_row_##T_(n, H, g + r * G + j0, cn + o, cp + o, go ? go + e : NULL, gc ? gc + e : NULL,  \
-                                dh + o, dc + o, d + r * G + j0);                                               \
+                if (go) for (int64_t u = 0; u < n; u++) dh[o + u] += go[e + u];                                \
+                if (gc) for (int64_t u = 0; u < n; u++) dc[o + u] += gc[e + u];                                \
+                dgates_row_##T_(n, H, g + r * G + j0, cn + o, cp + o, dh + o, dc + o, d + r * G + j0);         \
             }                                                                                                  \
             step_barrier();   /* every gate's gradient of step t is written */                                 \
             lm_gemm_packed(B, (lm_mat){(const char *)d, G, 1}, &wp, (char *)(dh + j0), H, false);             \
