@@ -1,5 +1,6 @@
 """lm_gemm (native/cpu/gemm.c, gemm_avx512.c) at the edges of its blocking: register tiles of
-12 rows x 2 vectors, K blocks of 256, row blocks of 144, column blocks of 3072; transposed,
+12 rows x 2 vectors (10 or 8 rows for products of few rows: 20, 30, 64), K blocks of 256, row
+blocks of 144, column blocks of 3072; transposed,
 strided and sliced operands; accumulation (addmm); one thread and the split over two. Checked
 against NumPy in float64, whichever kernels this host runs."""
 import itertools
@@ -11,7 +12,7 @@ import loom
 
 rng = np.random.default_rng(7)
 SHAPES = [(1, 1, 1), (12, 32, 256), (13, 33, 257), (11, 15, 3), (145, 70, 20), (25, 3100, 40),
-          (300, 31, 513), (20, 1024, 256), (3, 7, 600)]
+          (300, 31, 513), (20, 1024, 256), (3, 7, 600), (30, 50, 70), (64, 40, 300)]
 
 
 def operand(shape, transposed, dtype):

@@ -14,10 +14,23 @@
 #ifdef __AVX512F__
 #include <immintrin.h>
 
+/* MR: the register tile's rows (12, or 10/8 for small products that 12 would pad); MC rows of A
+ * stay in L2 per block, KC deep, NC columns of B per packed block */
 enum { MR = 12, KC = 256, MC = 144, NC = 3072 };
 
 /* aligned_alloc wants a multiple of the alignment */
 static size_t round64(size_t n) { return (n + 63) / 64 * 64; }
+
+/* Rows per register tile: 12, unless a product of few rows would pad 12-row tiles more than 10- or
+ * 8-row ones (20 rows, an LSTM's batch: 2 x 10 instead of 12 + 8 of 12) */
+static int tile_rows(int64_t M) {
+    if (M >= MC) return MR;
+    int best = MR;
+    int64_t pad = (M + MR - 1) / MR * MR;
+    for (int r = 10; r >= 8; r -= 2)
+        if ((M + r - 1) / r * r < pad) best = r, pad = (M + r - 1) / r * r;
+    return best;
+}
 
 /* 16 x 16 floats transposed in registers: packing a row-major A or a transposed B moves 16
  * elements per load and store instead of one */
@@ -55,14 +68,14 @@ static inline void transpose_block(const float *src, int64_t ld, int count, floa
 }
 
 /* Fast paths of the packings, per type: false leaves the work to the element loops */
-static bool pack_a_rows_float(const float *src, int64_t rs, int64_t kc, float *dst, int64_t *done) {
+static bool pack_a_rows_float(const float *src, int64_t rs, int64_t kc, int mr, float *dst, int64_t *done) {
     int64_t k = 0;
-    for (; k + 16 <= kc; k += 16) transpose_block(src + k, rs, MR, dst + k * MR, MR);
+    for (; k + 16 <= kc; k += 16) transpose_block(src + k, rs, mr, dst + k * mr, mr);
     *done = k;
     return true;
 }
-static bool pack_a_rows_double(const double *src, int64_t rs, int64_t kc, double *dst, int64_t *done) {
-    (void)src, (void)rs, (void)kc, (void)dst, (void)done;
+static bool pack_a_rows_double(const double *src, int64_t rs, int64_t kc, int mr, double *dst, int64_t *done) {
+    (void)src, (void)rs, (void)kc, (void)mr, (void)dst, (void)done;
     return false;
 }
 static bool pack_bt_float(const float *src, int64_t cs, int64_t kc, float *dst, int64_t *done) {
@@ -77,13 +90,12 @@ static bool pack_bt_double(const double *src, int64_t cs, int64_t kc, double *ds
     return false;
 }
 
-#define DEFINE_GEMM(T, V, VL, LOAD, STORE, SET1, FMA, ADD, ZERO, MASKLOAD, MASKSTORE, MASKT)                      \
-    enum { NR_##T = 2 * VL };                                                                                     \
-    /* ap: MR x kc (k-major), bp: kc x NR; C tile (mr x nr valid) = or += the product */                          \
-    static void tile_##T(int64_t kc, const T *restrict ap, const T *restrict bp, T *restrict c, int64_t ldc,     \
+#define DEFINE_TILE(T, ROWS, V, VL, LOAD, SET1, FMA, ADD, ZERO, MASKLOAD, MASKSTORE, MASKT)                        \
+    /* ap: ROWS x kc (k-major), bp: kc x NR; C tile (mr x nr valid) = or += the product */                        \
+    static void tile_##T##_##ROWS(int64_t kc, const T *restrict ap, const T *restrict bp, T *restrict c, int64_t ldc,     \
                          bool add, int mr, int nr) {                                                              \
-        V acc[MR][2];                                                                                             \
-        _Pragma("GCC unroll 12") for (int i = 0; i < MR; i++) acc[i][0] = acc[i][1] = ZERO();                    \
+        V acc[ROWS][2];                                                                                             \
+        _Pragma("GCC unroll 12") for (int i = 0; i < ROWS; i++) acc[i][0] = acc[i][1] = ZERO();                    \
         if (add) /* C's rows come from memory while the k loop runs */                                            \
             for (int i = 0; i < mr; i++) {                                                                        \
                 _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);                                           \
@@ -91,12 +103,12 @@ static bool pack_bt_double(const double *src, int64_t cs, int64_t kc, double *ds
             }                                                                                                     \
         for (int64_t k = 0; k < kc; k++) {                                                                        \
             V b0 = LOAD(bp), b1 = LOAD(bp + VL);                                                                  \
-            _Pragma("GCC unroll 12") for (int i = 0; i < MR; i++) {                                               \
+            _Pragma("GCC unroll 12") for (int i = 0; i < ROWS; i++) {                                               \
                 V ai = SET1(ap[i]);                                                                               \
                 acc[i][0] = FMA(ai, b0, acc[i][0]);                                                               \
                 acc[i][1] = FMA(ai, b1, acc[i][1]);                                                               \
             }                                                                                                     \
-            ap += MR;                                                                                             \
+            ap += ROWS;                                                                                           \
             bp += 2 * VL;                                                                                         \
         }                                                                                                         \
         MASKT m0 = (MASKT)(nr >= VL ? (MASKT)~0 : (MASKT)((1u << nr) - 1));                                       \
@@ -108,22 +120,32 @@ static bool pack_bt_double(const double *src, int64_t cs, int64_t kc, double *ds
             MASKSTORE(ci, m0, x0);                                                                                \
             MASKSTORE(ci + VL, m1, x1);                                                                           \
         }                                                                                                         \
+    }
+
+#define DEFINE_GEMM(T, VL)                                                                                       \
+    enum { NR_##T = 2 * VL };                                                                                     \
+    /* a tile of mrp (12, 10 or 8) rows */                                                                        \
+    static void tile_##T(int mrp, int64_t kc, const T *restrict ap, const T *restrict bp, T *restrict c,          \
+                         int64_t ldc, bool add, int mr, int nr) {                                                 \
+        if (mrp == 12) tile_##T##_12(kc, ap, bp, c, ldc, add, mr, nr);                                            \
+        else if (mrp == 10) tile_##T##_10(kc, ap, bp, c, ldc, add, mr, nr);                                       \
+        else tile_##T##_8(kc, ap, bp, c, ldc, add, mr, nr);                                                       \
     }                                                                                                             \
                                                                                                                   \
-    /* A's rows i0..i0+mc, columns p0..p0+kc into MR-row panels, zero-padded */                                   \
-    static void pack_a_##T(const T *a, int64_t rs, int64_t cs, int64_t mc, int64_t kc, T *restrict dst) {        \
-        for (int64_t i0 = 0; i0 < mc; i0 += MR, dst += MR * kc) {                                                 \
-            int64_t m = mc - i0 < MR ? mc - i0 : MR;                                                              \
+    /* A's rows i0..i0+mc, columns p0..p0+kc into panels of mrp rows, zero-padded */                              \
+    static void pack_a_##T(const T *a, int64_t rs, int64_t cs, int64_t mc, int64_t kc, int mrp, T *restrict dst) { \
+        for (int64_t i0 = 0; i0 < mc; i0 += mrp, dst += mrp * kc) {                                               \
+            int64_t m = mc - i0 < mrp ? mc - i0 : mrp;                                                            \
             const T *src = a + i0 * rs;                                                                           \
             int64_t k0 = 0;                                                                                       \
-            if (cs == 1 && m == MR) pack_a_rows_##T(src, rs, kc, dst, &k0);                                       \
+            if (cs == 1 && m == mrp) pack_a_rows_##T(src, rs, kc, mrp, dst, &k0);                                 \
             if (cs == 1 || rs != 1)                                                                               \
-                for (int64_t i = 0; i < MR; i++)                                                                  \
-                    if (i < m) for (int64_t k = k0; k < kc; k++) dst[k * MR + i] = src[i * rs + k * cs];          \
-                    else for (int64_t k = k0; k < kc; k++) dst[k * MR + i] = 0;                                   \
+                for (int64_t i = 0; i < mrp; i++)                                                                 \
+                    if (i < m) for (int64_t k = k0; k < kc; k++) dst[k * mrp + i] = src[i * rs + k * cs];         \
+                    else for (int64_t k = k0; k < kc; k++) dst[k * mrp + i] = 0;                                  \
             else                                                                                                  \
                 for (int64_t k = 0; k < kc; k++)                                                                  \
-                    for (int64_t i = 0; i < MR; i++) dst[k * MR + i] = i < m ? src[i + k * cs] : 0;               \
+                    for (int64_t i = 0; i < mrp; i++) dst[k * mrp + i] = i < m ? src[i + k * cs] : 0;             \
         }                                                                                                         \
     }                                                                                                             \
                                                                                                                   \
@@ -158,19 +180,20 @@ static bool pack_bt_double(const double *src, int64_t cs, int64_t kc, double *ds
     static void block_##T(int64_t M, int64_t nc, int64_t kc, const T *A, int64_t rs, int64_t cs, const T *bp,   \
                           T *c, int64_t ldc, bool add, T *apack) {                                                \
         enum { NR = NR_##T };                                                                                     \
+        int mrp = tile_rows(M);                                                                                   \
         for (int64_t i0 = 0; i0 < M; i0 += MC) {                                                                  \
             int64_t mc = M - i0 < MC ? M - i0 : MC;                                                               \
-            pack_a_##T(A + i0 * rs, rs, cs, mc, kc, apack);                                                       \
+            pack_a_##T(A + i0 * rs, rs, cs, mc, kc, mrp, apack);                                                  \
             for (int64_t jr = 0; jr < nc; jr += NR)                                                               \
-                for (int64_t ir = 0; ir < mc; ir += MR)                                                           \
-                    tile_##T(kc, apack + ir * kc, bp + jr * kc, c + (i0 + ir) * ldc + jr, ldc, add,               \
-                             (int)(mc - ir < MR ? mc - ir : MR), (int)(nc - jr < NR ? nc - jr : NR));             \
+                for (int64_t ir = 0; ir < mc; ir += mrp)                                                          \
+                    tile_##T(mrp, kc, apack + ir * kc, bp + jr * kc, c + (i0 + ir) * ldc + jr, ldc, add,          \
+                             (int)(mc - ir < mrp ? mc - ir : mrp), (int)(nc - jr < NR ? nc - jr : NR));           \
         }                                                                                                         \
     }                                                                                                             \
                                                                                                                   \
     static T *apack_##T(int64_t M, int64_t K) {                                                                   \
         int64_t mcap = M < MC ? M : MC, kcap = K < KC ? K : KC;                                                   \
-        return aligned_alloc(64, round64(sizeof(T) * (size_t)(kcap * ((mcap + MR - 1) / MR) * MR)));              \
+        return aligned_alloc(64, round64(sizeof(T) * (size_t)(kcap * (mcap + MR))));   /* any tile_rows */        \
     }                                                                                                             \
                                                                                                                   \
     static bool gemm_##T(int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, T *c, int64_t ldc, bool accumulate) { \
@@ -224,10 +247,16 @@ static bool pack_bt_double(const double *src, int64_t cs, int64_t kc, double *ds
 #define Z_PD() _mm512_setzero_pd()
 #define ML_PS(m, p) _mm512_maskz_loadu_ps(m, p)
 #define ML_PD(m, p) _mm512_maskz_loadu_pd(m, p)
-DEFINE_GEMM(float, __m512, 16, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps,
-            Z_PS, ML_PS, _mm512_mask_storeu_ps, __mmask16)
-DEFINE_GEMM(double, __m512d, 8, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_add_pd,
-            Z_PD, ML_PD, _mm512_mask_storeu_pd, __mmask8)
+#define TILES(T, V, VL, LOAD, SET1, FMA, ADD, ZERO, MASKLOAD, MASKSTORE, MASKT)                                  \
+    DEFINE_TILE(T, 12, V, VL, LOAD, SET1, FMA, ADD, ZERO, MASKLOAD, MASKSTORE, MASKT)                               \
+    DEFINE_TILE(T, 10, V, VL, LOAD, SET1, FMA, ADD, ZERO, MASKLOAD, MASKSTORE, MASKT)                               \
+    DEFINE_TILE(T, 8, V, VL, LOAD, SET1, FMA, ADD, ZERO, MASKLOAD, MASKSTORE, MASKT)
+TILES(float, __m512, 16, _mm512_loadu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps, Z_PS, ML_PS,
+      _mm512_mask_storeu_ps, __mmask16)
+TILES(double, __m512d, 8, _mm512_loadu_pd, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_add_pd, Z_PD, ML_PD,
+      _mm512_mask_storeu_pd, __mmask8)
+DEFINE_GEMM(float, 16)
+DEFINE_GEMM(double, 8)
 
 bool lm_gemm_avx512(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc,
                     bool accumulate) {
