@@ -4,6 +4,7 @@ divides by the summed squared window."""
 import math
 
 from . import _ops, fft as _fft
+from ._args import _int
 from ._dtype import float64 as _float64
 from ._runtime import get_default_dtype as _default_dtype
 from ._tensor import Tensor
@@ -12,6 +13,7 @@ from .nn import functional as _F
 
 # ---- windows (periodic by default: the first N of an N + 1 point symmetric window)
 def _window(name, window_length, periodic, dtype, device, fn):
+    window_length = _int(window_length, name, "window_length")
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     dtype = dtype or _default_dtype()

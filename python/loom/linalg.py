@@ -84,7 +84,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 
 @_takes_tensors("input", label="norm")
-def tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+def _tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """torch.norm: p='fro' (or None) is the 2-norm over dim (all elements by default); a number is the
     vector p-norm over dim; 'nuc' is not available."""
     if isinstance(dim, int):
