@@ -81,6 +81,11 @@ def test_methods_refuse_a_foreign_object(name):
     (lambda: loom.linalg.solve(loom.eye(2), [1, 2]), "solve(): argument 'B' must be Tensor, not list"),
     (lambda: loom.bernoulli(0.5), "bernoulli(): argument 'input' must be Tensor, not float"),
     (lambda: loom.ones(2).expand_as((2,)), "expand_as(): argument 'other' must be Tensor, not tuple"),
+    (lambda: loom.ones(2, 2).tril_("1"), "tril_(): argument 'diagonal' must be int, not str"),   # via tril
+    (lambda: loom.ones(2).cumsum_(), "cumsum_() missing 1 required positional argument: 'dim'"),
+    (lambda: loom.hann_window(2.5), "hann_window(): argument 'window_length' must be int, not float"),
+    (lambda: loom.nn.functional.mse_loss(loom.ones(2), loom.ones(2), weight=[1.0]),
+     "mse_loss(): argument 'weight' must be Tensor, not list"),
 ])
 def test_the_message_names_the_function_and_argument(call, names):
     with pytest.raises(TypeError) as e:
@@ -131,7 +136,7 @@ TENSOR_NAMES = {
     "test_elements", "input_lengths", "target_lengths", "var", "labels", "hx", "cx", "grad", "values", "sample",
     "dividend", "divisor", "tau", "in_proj_weight", "in_proj_bias", "out_proj_weight", "out_proj_bias", "bias_k",
     "bias_v", "key_padding_mask", "q_proj_weight", "k_proj_weight", "v_proj_weight", "static_k", "static_v",
-    "tensors", "operands", "inputs"}
+    "a", "b", "LU_data", "LU_pivots", "tensors", "operands", "inputs"}
 LIST_NAMES = {"tensors", "operands", "inputs"}   # a sequence of tensors (or *tensors)
 # valid values of the other, non-tensor, arguments that have no default: by schema type, else by name
 KIND_VALUES = {"int": 1, "int[]": [0], "int[1]": [0], "int[2]": [1, 1], "bool": False, "float": 1.0, "Scalar": 1,
@@ -217,9 +222,10 @@ def _args_with_foreign(fn, i, skip_self=False):
 
 
 def _names(msg, name):
-    """name as a word of msg (`linalg_multi_dot()` and `Tensor.add` name multi_dot and add; `cumsum_()`
-    does not name cumsum, nor `addmm()` add)."""
-    return re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9_])", msg) is not None
+    """name as a word of msg, or the end of one under a public prefix (`linalg_multi_dot()` and
+    `Tensor.add` name multi_dot and add; `cumsum_()` does not name cumsum, nor `addmm()` add, nor
+    a private op's `_linalg_lu_solve()` lu_solve)."""
+    return re.search(rf"(?<!\w)(?:[A-Za-z0-9]+[._])*{re.escape(name)}(?!\w)", msg) is not None
 
 
 def _type_error_naming(call, names):
@@ -235,8 +241,9 @@ def _type_error_naming(call, names):
 
 
 def _own_names(public, fn):
-    # an alias (the same function under another name: absolute for abs) names the op it stands for
-    return {public, getattr(fn, "__name__", public)}
+    # an alias (the same function under another name: absolute for abs) names the op it stands for,
+    # and a deprecated spelling (nn.init.constant) the function it forwards to
+    return {public, getattr(fn, "__name__", public), getattr(getattr(fn, "__wrapped__", fn), "__name__", public)}
 
 
 def _overload_specs(fn, skip_self=False):
@@ -323,3 +330,21 @@ def test_a_foreign_object_in_any_tensor_position_of_a_method_is_a_type_error_nam
                              _own_names(name, fn))
     assert (bad is not None) == (case in POSITION_UNNAMED), (
         f"{case}: " + ("now names itself: take it off POSITION_UNNAMED" if case in POSITION_UNNAMED else bad))
+
+
+# hand-written functions whose tensors come in *args, and ones whose tensor arguments default to numbers
+_x = loom.ones(2, 2)
+
+
+@pytest.mark.parametrize("name, call", [
+    ("einsum", lambda: loom.einsum("ij,jk", _x, Odd())),
+    ("einsum", lambda: loom.einsum(_x, [0, 1], Odd(), [1, 2])),
+    ("block_diag", lambda: loom.block_diag(_x, Odd())),
+    ("cartesian_prod", lambda: loom.cartesian_prod(loom.ones(2), Odd())),
+    ("normal", lambda: loom.normal(Odd(), _x)),
+    ("normal", lambda: loom.normal(_x, Odd())),
+    ("tensordot", lambda: loom.tensordot(_x, Odd())),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_a_foreign_object_among_tensors_given_otherwise_is_a_type_error_naming_the_function(name, call):
+    bad = _type_error_naming(call, {name})
+    assert bad is None, bad

@@ -30,6 +30,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return _pick(res, return_inverse, return_counts)
 
 
+@takes_tensors("input")
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """input with each run of equal consecutive elements (or slices along dim) kept once; with
     return_inverse each element's run, with return_counts the runs' lengths."""

@@ -4,6 +4,7 @@ shape has dims."""
 from numbers import Integral
 
 from . import _ops
+from ._args import takes_tensors as _takes_tensors
 from ._errors import renamed as _renamed
 from ._numpy import tensor as _tensor
 from ._dtype import int64
@@ -12,6 +13,7 @@ from ._tensor import Tensor
 __all__ = ["vander", "unravel_index"]
 
 
+@_takes_tensors("x")
 def vander(x, N=None, increasing=False):
     """The Vandermonde matrix of a 1-D x: N columns of its powers, decreasing unless increasing."""
     return _ops._vander(x, N, increasing)

@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from . import _ops
-from ._args import takes_tensors, _apply_memory_format, _int_list, _write_out
+from ._args import takes_tensors, _apply_memory_format, _int_list, _type_error, _write_out
 from ._dtype import float64, int64
 from ._generator import Generator
 from ._tensor import Tensor
@@ -84,6 +84,9 @@ def poisson(input, generator=None):
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
            requires_grad=False):
     """Normal draws: mean and std tensors (broadcast) or numbers with size=, as torch.normal."""
+    for name, v in (("mean", mean), ("std", std)):
+        if not isinstance(v, (Tensor, numbers.Real)):
+            _type_error("normal", name, "Tensor or float", v)
     seed = _seed(generator, "normal")
     dtype, device = _like_out(out, dtype, device)
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)

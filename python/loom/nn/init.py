@@ -236,6 +236,7 @@ def _deprecated(new):
         return new(*args, **kwargs)
     init.__name__ = init.__qualname__ = old
     init.__doc__ = f"Deprecated spelling of {new.__name__}."
+    init.__wrapped__ = new   # its signature is new's, and its errors name new, as PyTorch's do
     return init
 
 
