@@ -136,7 +136,7 @@ TENSOR_NAMES = {
     "test_elements", "input_lengths", "target_lengths", "var", "labels", "hx", "cx", "grad", "values", "sample",
     "dividend", "divisor", "tau", "in_proj_weight", "in_proj_bias", "out_proj_weight", "out_proj_bias", "bias_k",
     "bias_v", "key_padding_mask", "q_proj_weight", "k_proj_weight", "v_proj_weight", "static_k", "static_v",
-    "a", "b", "LU_data", "LU_pivots", "tensors", "operands", "inputs"}
+    "a", "b", "LU_data", "LU_pivots", "window", "tensors", "operands", "inputs"}
 LIST_NAMES = {"tensors", "operands", "inputs"}   # a sequence of tensors (or *tensors)
 # valid values of the other, non-tensor, arguments that have no default: by schema type, else by name
 KIND_VALUES = {"int": 1, "int[]": [0], "int[1]": [0], "int[2]": [1, 1], "bool": False, "float": 1.0, "Scalar": 1,
