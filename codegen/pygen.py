@@ -35,14 +35,16 @@ def numpy_aliases(op):
     return out
 
 
-def alias_stmts(op):
-    """Statements that take axis=/keepdims= for dim/keepdim (TypeError when both are given)."""
+def alias_stmts(op, name=None):
+    """Statements that take axis=/keepdims= for dim/keepdim (TypeError when both are given).
+    name: the function's own, where it is not the op's (an in-place variant's)."""
     lines = []
+    name = name or op.name
     for a, al in numpy_aliases(op):
         default = _default(a) if a.has_default else "_NA"
-        lines.append(f"if {al} is not _NA:\n        {a.name} = _np_alias(\"{op.name}\", \"{a.name}\", {a.name}, {default}, {al})")
+        lines.append(f"if {al} is not _NA:\n        {a.name} = _np_alias(\"{name}\", \"{a.name}\", {a.name}, {default}, {al})")
         if not a.has_default:
-            lines.append(f"elif {a.name} is _NA:\n        raise TypeError(\"{op.name}() missing 1 required positional argument: "
+            lines.append(f"elif {a.name} is _NA:\n        raise TypeError(\"{name}() missing 1 required positional argument: "
                          f"'{a.name}'\")")
     return lines
 

@@ -69,7 +69,7 @@ from . import _cuda_amp  # noqa: E402
 cuda.amp = _sys.modules["loom.cuda.amp"] = _cuda_amp   # torch.cuda.amp's spellings (cuda is a module here)
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: E402,F401
 from . import fft, linalg, special  # noqa: E402
-from .linalg import tensor_norm as norm, allclose  # noqa: E402  (Python: their p/result are no schema types)
+from .linalg import _tensor_norm as norm, allclose  # noqa: E402  (Python: their p/result are no schema types)
 # torch.* spellings of linalg functions
 from .linalg import det, slogdet, matrix_power, matrix_exp, inv as inverse, householder_product as orgqr  # noqa: E402,F401
 from ._linalg_api import logdet, cholesky_solve, cholesky_inverse, torch_svd as svd  # noqa: E402,F401

@@ -55,21 +55,23 @@ def _type_error(op, name, want, got):
     raise TypeError(f"{op}(): argument '{name}' must be {want}, not {type(got).__name__}")
 
 
-def takes_tensors(*names, label=None):
+def takes_tensors(*names, label=None, optional=()):
     """For hand-written public functions: the named parameters must be Tensors, checked before the
     body runs, so a wrong type is a TypeError naming the function and the argument (as the generated
     functions' is), never an AttributeError from inside the body. A parameter left at its default
-    is not checked. label: the name users call it by, where that is not the function's own."""
+    is not checked, and one whose default is None (an optional tensor) takes None, as do those named
+    in `optional`. label: the name users call it by, where that is not the function's own."""
     def wrap(fn):
-        params = list(inspect.signature(fn).parameters)
-        where = tuple((n, params.index(n)) for n in names)
+        params = inspect.signature(fn).parameters
+        order = list(params)
+        where = tuple((n, order.index(n), params[n].default is None or n in optional) for n in names)
         name = label or fn.__name__
 
         @functools.wraps(fn)
         def checked(*args, **kwargs):
-            for n, i in where:
+            for n, i, optional in where:
                 x = args[i] if i < len(args) else kwargs.get(n, Tensor)
-                if not isinstance(x, Tensor) and x is not Tensor:
+                if not isinstance(x, Tensor) and x is not Tensor and not (optional and x is None):
                     _type_error(name, n, "Tensor", x)
             return fn(*args, **kwargs)
         return checked

@@ -43,15 +43,17 @@ def cast(kinds, *tensors):
 
 
 def is_autocast_enabled(device_type="cuda"):
-    return _state()[_DEVICES.index(_check_device(device_type))] is not None
+    return _state()[_DEVICES.index(_check_device(device_type, "is_autocast_enabled"))] is not None
 
 
 def get_autocast_dtype(device_type):
-    d = _check_device(device_type)
+    d = _check_device(device_type, "get_autocast_dtype")
     return _state()[_DEVICES.index(d)] or _DEFAULT[d]
 
 
-def _check_device(device_type):
+def _check_device(device_type, op):
+    if not isinstance(device_type, str):
+        raise TypeError(f"{op}(): argument 'device_type' (position 1) must be str, not {type(device_type).__name__}")
     if device_type not in _DEVICES:
         raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {device_type}")
     return device_type
@@ -63,7 +65,7 @@ class autocast:
     `dtype` (bfloat16 on the CPU, float16 on CUDA by default), losses take float32."""
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
-        self.device = _check_device(device_type)
+        self.device = _check_device(device_type, "autocast")
         self.dtype = _DEFAULT[self.device] if dtype is None else dtype
         if not isinstance(self.dtype, _dtype_cls):
             raise TypeError(f"autocast(): dtype must be a loom.dtype, not {type(self.dtype).__name__}")

@@ -5,6 +5,7 @@ an int or a pair. Both hand a schema's arguments to the generated ops (ops/every
 from numbers import Integral
 
 from . import _ops
+from ._args import _type_error
 from ._tensor import Tensor
 
 __all__ = ["einsum", "tensordot", "block_diag", "cartesian_prod"]
@@ -44,6 +45,8 @@ def einsum(*args, out=None, equation=None, tensors=None, path=None):
     as torch.einsum."""
     if equation is not None or tensors is not None:   # the schema's own names
         return _ops.einsum(equation, tensors, path=path, out=out)
+    if args and not isinstance(args[0], (str, Tensor)):   # neither form: the equation is what is wrong
+        _type_error("einsum", "equation", "str", args[0])
     if len(args) < 2:
         raise ValueError("einsum(): must specify the equation string and at least one operand, "
                          "or at least one operand and its subscripts list")
@@ -51,8 +54,6 @@ def einsum(*args, out=None, equation=None, tensors=None, path=None):
         # one argument not a Tensor: the list of operands (anything else is refused naming 'tensors')
         ops_ = args[1] if len(args) == 2 and not isinstance(args[1], Tensor) else list(args[1:])
         return _ops.einsum(args[0], ops_, path=path, out=out)
-    if not isinstance(args[0], Tensor):   # neither form: the schema's converters name the wrong argument
-        return _ops.einsum(*args, path=path, out=out)
     ops_ = list(args[0::2][:len(args) // 2])
     subs = [_sublist_labels(s) for s in args[1::2][:len(args) // 2]]
     eq = ",".join(subs) + ("->" + _sublist_labels(args[-1]) if len(args) % 2 else "")

@@ -2,6 +2,7 @@
 as return_inverse and return_counts ask, which no schema spells: they call the generated ops of
 ops/everyday2.yaml (_unique2, unique_dim, _unique_consecutive), which return all three, and pick."""
 from . import _ops
+from ._args import takes_tensors
 from ._tensor import Tensor
 
 __all__ = ["unique", "unique_consecutive"]
@@ -18,6 +19,7 @@ def _pick(res, return_inverse, return_counts):
     return values
 
 
+@takes_tensors("input")
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The unique elements of input (or its unique slices along dim), sorted; with return_inverse the
     index of each element among them, with return_counts how often each occurs."""
@@ -28,6 +30,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return _pick(res, return_inverse, return_counts)
 
 
+@takes_tensors("input")
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """input with each run of equal consecutive elements (or slices along dim) kept once; with
     return_inverse each element's run, with return_counts the runs' lengths."""

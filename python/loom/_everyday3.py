@@ -4,6 +4,8 @@ shape has dims."""
 from numbers import Integral
 
 from . import _ops
+from ._args import takes_tensors as _takes_tensors
+from ._errors import renamed as _renamed
 from ._numpy import tensor as _tensor
 from ._dtype import int64
 from ._tensor import Tensor
@@ -11,6 +13,7 @@ from ._tensor import Tensor
 __all__ = ["vander", "unravel_index"]
 
 
+@_takes_tensors("x")
 def vander(x, N=None, increasing=False):
     """The Vandermonde matrix of a 1-D x: N columns of its powers, decreasing unless increasing."""
     return _ops._vander(x, N, increasing)
@@ -20,7 +23,10 @@ def unravel_index(indices, shape):
     """The coordinates in a tensor of the given shape of the flat indices, one int64 tensor per dim
     (out-of-range indices wrap around, as PyTorch's)."""
     if not isinstance(indices, Tensor):
-        indices = _tensor(indices)
+        try:
+            indices = _tensor(indices)
+        except (TypeError, ValueError) as e:
+            raise _renamed(e, "unravel_index") from None
     if indices.dtype.is_floating_point or indices.dtype.is_complex or indices.dtype.name == "bool":
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
     shape = (shape,) if isinstance(shape, Integral) else tuple(int(s) for s in shape)

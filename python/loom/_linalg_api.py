@@ -364,6 +364,7 @@ def lu(A, *, pivot=True):
     return PLU(_permutation(piv, m, A.dtype), L, U)
 
 
+@takes_tensors("LU", "pivots", "B", label="linalg_lu_solve")
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     """X with A X = B from A's lu_factor (A^H X = B when adjoint, X A = B when not left)."""
     if left:
@@ -372,6 +373,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     return _H(_ops._linalg_lu_solve(LU, pivots, _H(B), not adjoint))
 
 
+@takes_tensors("b", "LU_data", "LU_pivots", label="lu_solve")
 def torch_lu_solve(b, LU_data, LU_pivots):
     """torch.lu_solve: the right-hand side first."""
     return lu_solve(LU_data, LU_pivots, b)

@@ -4,7 +4,7 @@ import builtins as _b
 import math as _math
 from collections import namedtuple
 
-from ._args import takes_tensors
+from ._args import takes_tensors, _check_tensor_list
 from . import _ops
 from ._linalg_api import _H, _check_float, svd, svdvals, solve, inv
 
@@ -102,6 +102,7 @@ def matrix_exp(A):
 
 def multi_dot(tensors):
     """The product of a chain of matrices (first and last may be vectors), in the cheapest order."""
+    _check_tensor_list(tensors, "linalg_multi_dot", "tensors")
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
     ts = list(tensors)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ._tensor import Size, Tensor
 from ._dims import wrap_dim
-from ._errors import LoomIndexError
+from ._errors import LoomIndexError, LoomTypeError
 
 __all__ = ["split", "chunk", "unbind", "broadcast_shapes", "broadcast_tensors", "meshgrid",
            "atleast_1d", "atleast_2d", "atleast_3d", "tensor_split", "hsplit", "vsplit", "dsplit"]
@@ -94,6 +94,10 @@ def broadcast_shapes(*shapes: int | Sequence[int]) -> Size:
     """The shape that tensors of the given shapes broadcast to (NumPy's rules)."""
     out = []
     for k, shape in enumerate(shapes):
+        if not (isinstance(shape, Integral) or isinstance(shape, Sequence) and all(isinstance(s, Integral) for s in shape)):
+            # PyTorch's RuntimeError, a TypeError too (LoomTypeError is both)
+            raise LoomTypeError(f"broadcast_shapes(): Input shapes should be of type ints, a tuple of ints, or a "
+                                f"list of ints, got {shape!r}")
         shape = [shape] if isinstance(shape, Integral) else list(shape)
         if len(shape) > len(out):
             out = [1] * (len(shape) - len(out)) + out

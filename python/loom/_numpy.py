@@ -6,7 +6,7 @@ import numpy as np
 from . import _dlpack_cuda
 from ._C import ffi, lib
 from ._dtype import BY_CODE, BY_NAME, FROM_PYTHON, dtype as _dtype_cls, complex_of, from_numpy_dtype
-from ._errors import LoomOverflowError, raise_error
+from ._errors import LoomOverflowError, LoomTypeError, raise_error
 from ._tensor import Tensor, _new
 
 # Arrays lent to C storages, by key; the storage's deleter drops the entry.
@@ -107,12 +107,12 @@ def from_dlpack(ext_tensor):
     return from_numpy(a)
 
 
-def _resolve_dtype(dtype):
+def _resolve_dtype(dtype, op="tensor"):
     if dtype is None or isinstance(dtype, _dtype_cls):
         return dtype
     if dtype in FROM_PYTHON:
         return FROM_PYTHON[dtype]
-    raise TypeError(f"tensor(): argument 'dtype' must be loom.dtype, not {type(dtype).__name__}")
+    raise TypeError(f"{op}(): argument 'dtype' must be loom.dtype, not {type(dtype).__name__}")
 
 
 def _check_numbers_fit(arr, target):
@@ -134,7 +134,11 @@ def _check_numbers_fit(arr, target):
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of `data` (nested lists, numbers, arrays, tensors)."""
-    dtype = _resolve_dtype(dtype)
+    return _tensor(data, dtype, device, requires_grad, "tensor")
+
+
+def _tensor(data, dtype, device, requires_grad, op):
+    dtype = _resolve_dtype(dtype, op)
     if isinstance(data, Tensor):
         out = data.to(dtype or data.dtype, copy=True)
     else:
@@ -144,7 +148,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             try:
                 arr = np.asarray(data)
             except ValueError as e:
-                raise ValueError(f"tensor(): could not build a tensor from this data ({e})") from None
+                raise ValueError(f"{op}(): could not build a tensor from this data ({e})") from None
             if dtype is None and arr.dtype == np.float64 and not isinstance(data, np.generic):
                 arr = arr.astype(BY_CODE[lib.lm_get_default_dtype()].numpy)   # Python floats: the default dtype
             elif dtype is None and arr.dtype == np.complex128 and not isinstance(data, np.generic):
@@ -153,7 +157,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             out = from_numpy(arr.copy(order="C"))
             return _finish(out.to(dtype) if dtype is not None else out, device, requires_grad)
         if arr.dtype == object or arr.dtype.kind not in "biufc":
-            raise TypeError(f"tensor(): could not infer a dtype for data of type {type(data).__name__}")
+            # PyTorch's RuntimeError, a TypeError too (LoomTypeError is both)
+            raise LoomTypeError(f"{op}(): could not infer a dtype for data of type {type(data).__name__}")
         target = dtype.numpy if dtype is not None else from_numpy_dtype(arr.dtype).numpy
         if target is None:   # bfloat16 (NumPy has none): rounded from float32 by loom's cast
             target = np.dtype(np.float32)
@@ -176,7 +181,7 @@ def _finish(out, device, requires_grad):
 
 def as_tensor(data, dtype=None, device=None):
     """Like tensor(), but shares memory with a NumPy array or Tensor when it can."""
-    dtype = _resolve_dtype(dtype)
+    dtype = _resolve_dtype(dtype, "as_tensor")
     if isinstance(data, Tensor):
         return data if dtype is None or dtype is data.dtype else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or dtype.numpy == data.dtype):
@@ -184,7 +189,7 @@ def as_tensor(data, dtype=None, device=None):
             return from_numpy(data)
         except (TypeError, ValueError):
             pass
-    return tensor(data, dtype=dtype, device=device)
+    return _tensor(data, dtype, device, False, "as_tensor")
 
 
 def is_tensor(obj):

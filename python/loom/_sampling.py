@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from . import _ops
-from ._args import takes_tensors, _apply_memory_format, _write_out
+from ._args import takes_tensors, _apply_memory_format, _int_list, _type_error, _write_out
 from ._dtype import float64, int64
 from ._generator import Generator
 from ._tensor import Tensor
@@ -84,6 +84,9 @@ def poisson(input, generator=None):
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
            requires_grad=False):
     """Normal draws: mean and std tensors (broadcast) or numbers with size=, as torch.normal."""
+    for name, v in (("mean", mean), ("std", std)):
+        if not isinstance(v, (Tensor, numbers.Real)):
+            _type_error("normal", name, "Tensor or float", v)
     seed = _seed(generator, "normal")
     dtype, device = _like_out(out, dtype, device)
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
@@ -107,18 +110,16 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
 _rand, _randn, _randint = _ops.rand, _ops.randn, _ops.randint
 
 
-def _size(args, size):
-    if size is not None:
-        return tuple(size)
-    if len(args) == 1 and not isinstance(args[0], numbers.Integral):
-        return tuple(args[0])
-    return tuple(args)
+def _size(args, size, op):
+    if size is None:
+        size = args[0] if len(args) == 1 and not isinstance(args[0], numbers.Integral) else args
+    return tuple(_int_list(size, op, "size")[0])
 
 
 @_doc_from(_ops.rand)
 def rand(*size, generator=None, out=None, dtype=None, device=None, requires_grad=False, **kw):
     """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
-    shape = _size(size, kw.pop("size", None))
+    shape = _size(size, kw.pop("size", None), "rand")
     dtype, device = _like_out(out, dtype, device)
     if generator is None:
         r = _rand(shape, dtype=dtype, device=device, requires_grad=requires_grad, **kw)
@@ -131,7 +132,7 @@ def rand(*size, generator=None, out=None, dtype=None, device=None, requires_grad
 @_doc_from(_ops.randn)
 def randn(*size, generator=None, out=None, dtype=None, device=None, requires_grad=False, **kw):
     """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
-    shape = _size(size, kw.pop("size", None))
+    shape = _size(size, kw.pop("size", None), "randn")
     dtype, device = _like_out(out, dtype, device)
     if generator is None:
         r = _randn(shape, dtype=dtype, device=device, requires_grad=requires_grad, **kw)

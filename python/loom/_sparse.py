@@ -13,7 +13,7 @@ from numbers import Number
 from . import _ops
 from ._dims import wrap_dim
 from ._dtype import device as _device, dtype as _dtype, int64
-from ._errors import SparseOperandError, sparse_operand_message
+from ._errors import SparseOperandError, renamed, sparse_operand_message
 from ._everyday2 import unique
 from ._layout import sparse_coo, strided
 from ._numpy import as_tensor
@@ -369,7 +369,10 @@ def _as_tensor_arg(x, dtype=None, device=None):
         if dtype is not None and x.dtype != dtype:
             x = x.to(dtype)
         return x if device is None else x.to(device)
-    return as_tensor(x, dtype=dtype, device=device)
+    try:
+        return as_tensor(x, dtype=dtype, device=device)
+    except (TypeError, ValueError) as e:
+        raise renamed(e, "sparse_coo_tensor") from None
 
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,

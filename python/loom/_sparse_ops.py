@@ -5,6 +5,7 @@ gradients reach the dense operand (dense) and the values (the sparse operand's p
 import functools
 
 from . import _ops
+from ._args import takes_tensors
 from ._dims import wrap_dim
 from ._errors import SparseOperandError, sparse_operand_message
 from ._sparse import SparseTensor, _make
@@ -99,6 +100,7 @@ mm = _dispatching(_ops.mm, sparse_mm, "mat2")
 matmul = _dispatching(_ops.matmul, _matmul_sparse, "other")
 
 
+@takes_tensors("input", "mat2")
 def spmm(input, mat2):
     """torch.spmm: sparse (or dense) @ dense."""
     return sparse_mm(input, mat2)

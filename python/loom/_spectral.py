@@ -4,6 +4,7 @@ divides by the summed squared window."""
 import math
 
 from . import _ops, fft as _fft
+from ._args import _int, takes_tensors
 from ._dtype import float64 as _float64
 from ._runtime import get_default_dtype as _default_dtype
 from ._tensor import Tensor
@@ -12,6 +13,7 @@ from .nn import functional as _F
 
 # ---- windows (periodic by default: the first N of an N + 1 point symmetric window)
 def _window(name, window_length, periodic, dtype, device, fn):
+    window_length = _int(window_length, name, "window_length")
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     dtype = dtype or _default_dtype()
@@ -68,6 +70,7 @@ def _frame_index(n_frames, n_fft, hop):
     return (_ops.arange(n_frames) * hop).unsqueeze(1) + _ops.arange(n_fft).unsqueeze(0)
 
 
+@takes_tensors("input", "window")
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
          normalized=False, onesided=None, return_complex=None):
     """Frames of n_fft samples every hop_length, windowed and transformed: (freq, frames), batched
@@ -108,6 +111,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     return spec.squeeze(0) if input.ndim == 1 else spec
 
 
+@takes_tensors("input", "window")
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
           onesided=None, length=None, return_complex=False):
     """The inverse of stft: the frames' inverse transforms overlap-added and divided by the summed

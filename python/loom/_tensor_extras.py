@@ -76,6 +76,7 @@ def nonzero(self, *, out=None, as_tuple=False):
     return tuple(idx[:, d].contiguous() for d in range(idx.shape[1]))
 
 
+@takes_tensors("condition")
 def where(condition, self=None, other=None, *, out=None):
     """where(condition) alone: condition.nonzero(as_tuple=True), as torch.where."""
     if self is None and other is None:

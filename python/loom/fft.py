@@ -1,7 +1,7 @@
 """loom.fft, as torch.fft (numpy.fft's interface): transforms over the three kernels of
 ops/fft.yaml (_fft_c2c, _fft_r2c, _fft_c2r), with n=/s= (trim or zero-pad), dim=, norm=
 ("backward", "ortho", "forward") and complex autograd through the kernels' derivatives."""
-from ._args import takes_tensors as _takes_tensors   # private: these modules are public namespaces
+from ._args import takes_tensors as _takes_tensors, _int   # private: these modules are public namespaces
 from . import _ops
 from ._dtype import BY_NAME as _BY_NAME, complex_of as _complex_of
 from ._runtime import get_default_dtype as _default_dtype
@@ -213,6 +213,7 @@ def irfft2(input, s=None, dim=(-2, -1), norm=None):
 # ---- helpers
 def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     """The sample frequencies of an n-point transform: [0, 1, ..., n/2 - 1, -n/2, ..., -1] / (d n)."""
+    n = _int(n, "fft_fftfreq", "n")
     r = _ops.arange(n, dtype=dtype, device=device) if dtype is not None else _ops.arange(n, device=device).to(
         _default_dtype())
     r = _ops.where(r >= (n + 1) // 2, r - n, r) * (1.0 / (d * n))
@@ -221,6 +222,7 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     """The sample frequencies of rfft's n // 2 + 1 entries: [0, 1, ..., n // 2] / (d n)."""
+    n = _int(n, "fft_rfftfreq", "n")
     r = _ops.arange(n // 2 + 1, device=device).to(dtype or _default_dtype()) * (1.0 / (d * n))
     return r.requires_grad_(requires_grad) if requires_grad else r
 

@@ -84,7 +84,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 
 @_takes_tensors("input", label="norm")
-def tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+def _tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """torch.norm: p='fro' (or None) is the 2-norm over dim (all elements by default); a number is the
     vector p-norm over dim; 'nuc' is not available."""
     if isinstance(dim, int):
@@ -98,6 +98,7 @@ def tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
+@_takes_tensors("input", "other")
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when isclose holds everywhere (a Python bool)."""
     return _b.bool(_ops.isclose(input, other, rtol, atol, equal_nan).all())

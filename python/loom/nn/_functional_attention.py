@@ -4,6 +4,7 @@ import math
 
 from .. import _dtype
 from .. import _ops
+from .._args import takes_tensors
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
@@ -27,6 +28,9 @@ def _pad_last(mask):
     return None if mask is None else _ops.pad(mask, (0, 1))
 
 
+@takes_tensors("query", "key", "value", "in_proj_weight", "in_proj_bias", "bias_k", "bias_v", "out_proj_weight",
+               "out_proj_bias", "key_padding_mask", "attn_mask", "q_proj_weight", "k_proj_weight", "v_proj_weight",
+               "static_k", "static_v", optional=("in_proj_weight", "in_proj_bias", "bias_k", "bias_v", "out_proj_bias"))
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
                                  bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
                                  training=True, key_padding_mask=None, need_weights=True, attn_mask=None,

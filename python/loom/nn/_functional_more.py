@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from .._args import takes_tensors
+from .._args import takes_tensors, _scalar, _type_error
 from .. import _ops as _L
 from .._dtype import int64
 from .._dtype_info import finfo
@@ -136,10 +136,15 @@ def _threshold(input, threshold, value, inplace=False):
     return _L.where(input <= threshold, float(value), input)
 
 
-threshold = _threshold
+@takes_tensors("input")
+def threshold(input, threshold, value, inplace=False):
+    _scalar(threshold, "threshold", "threshold"), _scalar(value, "threshold", "value")
+    return _threshold(input, threshold, value, inplace)
 
 
+@takes_tensors("input")
 def threshold_(input, threshold, value):
+    _scalar(threshold, "threshold_", "threshold"), _scalar(value, "threshold_", "value")
     return _threshold(input, threshold, value, inplace=True)
 
 
@@ -203,6 +208,7 @@ def _reduce(loss, reduction):
     return loss
 
 
+@takes_tensors("input1", "input2", "target")
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """max(0, -target * (input1 - input2) + margin)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -213,6 +219,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
+@takes_tensors("input", "target")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """x where target is 1, max(0, margin - x) where target is -1 (PyTorch's ATen formula)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -223,6 +230,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce(output_margin + output_self, reduction)
 
 
+@takes_tensors("input1", "input2", "target")
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where target is -1."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -246,6 +254,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     return _reduce(out, reduction)
 
 
+@takes_tensors("input", "target")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input))."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -253,6 +262,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     return _reduce(_L.log1p(_L.exp(-input * target)), reduction)
 
 
+@takes_tensors("input", "target", "weight")
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = -(target * _L.logsigmoid(input) + (1 - target) * _L.logsigmoid(-input))
@@ -264,7 +274,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduce(loss, reduction)
 
 
-@takes_tensors("input", "target")
+@takes_tensors("input", "target", "weight")
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """sum over i != y of max(0, margin - x[y] + x[i]) ** p (times weight[y]), divided by the class count."""
@@ -334,6 +344,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return _reduce(loss, reduction)
 
 
+@takes_tensors("anchor", "positive", "negative")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     """max(0, margin + d(a, p) - d(a, n)) with d the p-norm pairwise distance (swap: d(a, n) = min(d(a, n), d(p, n)))."""
@@ -356,6 +367,7 @@ def _check_triplet_dims(anchor, positive, negative):
                            f"dimensions, but got: anchor {a}D, positive {p}D, and negative {n}D inputs")
 
 
+@takes_tensors("anchor", "positive", "negative")
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
                                       reduction="mean"):
     if reduction not in ("mean", "sum", "none"):
@@ -372,6 +384,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     return _reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction)
 
 
+@takes_tensors("input", "target")
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """exp(input) - target * input (log_input), else input - target * log(input + eps); full adds Stirling's
@@ -388,6 +401,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     return _reduce(loss, reduction)
 
 
+@takes_tensors("input", "target")
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """(log(max(var, eps)) + (input - target)^2 / max(var, eps)) / 2 (+ log(2 pi) / 2 when full); var may be
     one dim short of input, or differ in one dim of size 1 (homoscedastic)."""
@@ -395,6 +409,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = _L.ones_like(input) * var
+    elif not isinstance(var, Tensor):
+        _type_error("gaussian_nll_loss", "var", "Tensor or float", var)
     elif bool((var < 0).any()):
         raise ValueError("var has negative entry/entries")
     if tuple(var.shape) != tuple(input.shape):
@@ -490,7 +506,7 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 
 # ---- normalisation and products ----
-@takes_tensors("input")
+@takes_tensors("input", "weight")
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x^2 over the trailing normalized_shape dims) + eps) * weight; eps None: the dtype's eps."""
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
@@ -505,6 +521,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return out if weight is None else out * weight
 
 
+@takes_tensors("input1", "input2", "weight", "bias")
 def bilinear(input1, input2, weight, bias=None):
     """y = x1^T A x2 + b over the last dims: weight (out, in1, in2), leading dims broadcast-free (equal)."""
     if input1.ndim != input2.ndim:
@@ -597,6 +614,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     return cols.reshape(n, c * kernel_size[0] * kernel_size[1], oh * ow)
 
 
+@takes_tensors("input")
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """col2im, unfold's adjoint: (N, C * kh * kw, L) -> (N, C, H, W), overlapping blocks summed."""
     if input.ndim not in (2, 3) or any(s == 0 for s in input.shape[1:]):
@@ -652,6 +670,7 @@ def _lp_finish(out, norm_type, count):
     return (_L.sign(out) * _L.relu(_L.abs(out))).mul(count).pow(1.0 / norm_type)
 
 
+@takes_tensors("input")
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each window of x^p) ** (1/p); p = inf is max pooling of |x|."""
     if norm_type == float("inf"):
@@ -662,6 +681,7 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_finish(out, norm_type, kernel_size if isinstance(kernel_size, int) else kernel_size[0])
 
 
+@takes_tensors("input")
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     kw, kh = ntuple(kernel_size, 2)
     if norm_type == float("inf"):
@@ -709,6 +729,7 @@ def _max_unpool(input, indices, size):
     return _L.scatter(out, -1, flat_idx, input.reshape(lead + [-1])).reshape(lead + list(size))
 
 
+@takes_tensors("input", "indices")
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_pool1d's partial inverse: each value at its index, zeros elsewhere."""
     kernel_size = ntuple(kernel_size, 1)
@@ -718,6 +739,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, size)
 
 
+@takes_tensors("input", "indices")
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_pool2d's partial inverse: each value at its flat index in the (H, W) output, zeros elsewhere."""
     kernel_size = ntuple(kernel_size, 2)

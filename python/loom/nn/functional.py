@@ -145,6 +145,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return r if return_indices else r[0]
 
 
+@_takes_tensors("input")
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     if not isinstance(input, Tensor) or input.ndim not in (2, 3):
         raise ValueError(f"adaptive_max_pool1d(): expected a 2-D (C, L) or 3-D (N, C, L) input, got "
@@ -369,7 +370,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return _L.nll_loss(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
 
 
-@_takes_tensors("input", "target")
+@_takes_tensors("input", "target", "weight")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _warn_size_mismatch(input, target)
     reduction = _reduction(size_average, reduce, reduction)
@@ -378,7 +379,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _L.mse_loss(input, target, reduction)
 
 
-@_takes_tensors("input", "target")
+@_takes_tensors("input", "target", "weight")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _warn_size_mismatch(input, target)
     reduction = _reduction(size_average, reduce, reduction)
@@ -429,7 +430,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _L.smooth_l1_loss(input, target, _reduction(size_average, reduce, reduction), beta)
 
 
-@_takes_tensors("input", "target")
+@_takes_tensors("input", "target", "weight")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_size_mismatch(input, target)
     if weight is not None:

@@ -9,7 +9,7 @@ from .._args import takes_tensors as _takes_tensors   # private: these modules a
 from .._runtime import get_default_dtype
 from .._generator import Generator
 from .._linalg_api import qr as _qr
-from .._numpy import as_tensor
+from .._numpy import as_tensor as _as_tensor
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
@@ -35,7 +35,7 @@ def _standard(shape, dtype, generator, normal):
     from `generator` (a NumPy stream, so its values differ from the global one's for the same seed)."""
     if generator is None:
         return (_ops.randn if normal else _ops.rand)(shape, dtype=dtype)
-    return as_tensor((generator._normal if normal else generator._uniform)(shape, dtype.numpy))
+    return _as_tensor((generator._normal if normal else generator._uniform)(shape, dtype.numpy))
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -102,7 +102,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     normal_(tensor, 0, std, generator)
     with no_grad():
         for col in range(cols):
-            perm = (as_tensor(generator._permutation(rows)) if generator is not None
+            perm = (_as_tensor(generator._permutation(rows)) if generator is not None
                     else _ops.randperm(rows, device=tensor.device))
             tensor[perm[:num_zeros], col] = 0
     return tensor
@@ -115,10 +115,12 @@ def constant_(tensor, val):
     return tensor
 
 
+@_takes_tensors("tensor")
 def ones_(tensor):
     return constant_(tensor, 1.0)
 
 
+@_takes_tensors("tensor")
 def zeros_(tensor):
     return constant_(tensor, 0.0)
 
@@ -234,6 +236,7 @@ def _deprecated(new):
         return new(*args, **kwargs)
     init.__name__ = init.__qualname__ = old
     init.__doc__ = f"Deprecated spelling of {new.__name__}."
+    init.__wrapped__ = new   # its signature is new's, and its errors name new, as PyTorch's do
     return init
 
 
