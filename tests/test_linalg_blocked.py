@@ -1,7 +1,7 @@
-"""The blocked LU and Cholesky factorizations (native/cpu/linalg_blocked.c: OpenBLAS's panels,
+"""The blocked LU, Cholesky and QR factorizations (native/cpu/linalg_blocked.c: OpenBLAS's panels,
 loom's GEMM for the trailing updates) against SciPy's LAPACK and PyTorch: sizes around the
-threshold (128) and the panel width (64), non-square LU, singular and indefinite inputs whose
-info codes must be LAPACK's, batches, on one thread and two."""
+threshold (128) and the panel width (48), non-square LU and QR, singular and indefinite inputs
+whose info codes must be LAPACK's, batches, on one thread and two."""
 import numpy as np
 import pytest
 import scipy.linalg as sl
@@ -86,7 +86,7 @@ def test_solve_inv_det_match_numpy(n, dtype, threads):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("zero_col", [0, 63, 64, 65, 127, 150, 199])
+@pytest.mark.parametrize("zero_col", [0, 47, 48, 49, 95, 96, 127, 150, 199])
 def test_singular_lu_reports_lapacks_info(zero_col, dtype, threads):
     rng = np.random.default_rng(zero_col)
     A = matrix(rng, 200, 200, dtype)
@@ -140,7 +140,7 @@ def test_cholesky_matches_lapack(n, dtype, threads):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("bad", [0, 5, 63, 64, 65, 128, 199])
+@pytest.mark.parametrize("bad", [0, 5, 47, 48, 49, 96, 128, 199])
 def test_not_positive_definite_reports_lapacks_info(bad, dtype, threads):
     rng = np.random.default_rng(bad)
     S = np.stack([spd(rng, 200, dtype), spd(rng, 200, dtype)])
@@ -152,3 +152,37 @@ def test_not_positive_definite_reports_lapacks_info(bad, dtype, threads):
     with pytest.raises(LA.LinAlgError, match=rf"^linalg.cholesky: \(Batch element 1\): The factorization could not be "
                        rf"completed because the input is not positive-definite \(the leading minor of order {bad + 1}"):
         LA.cholesky(loom.tensor(S))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, n", [(127, 127), (128, 128), (129, 129), (200, 200), (513, 513), (300, 200), (200, 300),
+                                  (129, 513), (513, 129)])
+def test_qr_matches_lapack(m, n, dtype, threads):
+    rng = np.random.default_rng(m * n)
+    A = rng.standard_normal((m, n)).astype(dtype)
+    rtol = 2e-4 if dtype == "float32" else 1e-11
+    # R and Q are unique up to signs, which geqrf fixes: the same Householder reflectors
+    ref_q, ref_r = np.linalg.qr(A)
+    Q, R = LA.qr(loom.tensor(A))
+    np.testing.assert_allclose(R.numpy(), ref_r, rtol=rtol, atol=rtol * np.sqrt(m) * 4)
+    np.testing.assert_allclose(Q.numpy(), ref_q, rtol=rtol, atol=rtol * 4)
+    np.testing.assert_allclose(Q.numpy().T @ Q.numpy(), np.eye(min(m, n)), atol=rtol * 10)
+    if m > n:
+        ref_q, ref_r = np.linalg.qr(A, mode="complete")
+        Q, R = LA.qr(loom.tensor(A), mode="complete")
+        np.testing.assert_allclose(Q.numpy(), ref_q, rtol=rtol, atol=rtol * 4)
+        np.testing.assert_allclose(R.numpy(), ref_r, rtol=rtol, atol=rtol * np.sqrt(m) * 4)
+    _, R_only = LA.qr(loom.tensor(A), mode="r")
+    np.testing.assert_allclose(R_only.numpy(), np.linalg.qr(A, mode="r"), rtol=rtol, atol=rtol * np.sqrt(m) * 4)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_householder_product_matches_lapack(dtype, threads):
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((300, 200)).astype(dtype)
+    (qr, tau), _ = sl.qr(A, mode="raw")
+    for k in (200, 130, 127):
+        ref = (lapack.dorgqr if dtype == "float64" else lapack.sorgqr)(qr, tau[:k])[0]
+        got = LA.householder_product(loom.tensor(np.ascontiguousarray(qr)), loom.tensor(tau[:k])).numpy()
+        rtol = 2e-4 if dtype == "float32" else 1e-11
+        np.testing.assert_allclose(got, ref, rtol=rtol, atol=rtol * 4)

@@ -1,7 +1,7 @@
-/* Right-looking blocked getrf and potrf: LAPACK's own algorithms, with OpenBLAS factoring each
- * panel (getrf on a tall panel, potrf on a diagonal block) and doing the swaps (laswp) and
- * triangular solves (trsm), and lm_gemm doing the trailing updates, which hold nearly all the
- * flops.
+/* Right-looking blocked getrf, potrf, geqrf and orgqr: LAPACK's own algorithms, with OpenBLAS
+ * factoring each panel (getrf on a tall panel, potrf on a diagonal block, geqr2/org2r) and doing
+ * the swaps (laswp), triangular solves and products (trsm, trmm) and block reflectors (larft),
+ * and lm_gemm doing the trailing updates, which hold nearly all the flops.
  *
  * Why: this machine's environment holds OpenBLAS, and so its LAPACK, to AVX2 kernels
  * (OPENBLAS_CORETYPE=Haswell), while loom's own AVX-512 GEMM runs about twice as fast; a 512x512
@@ -187,6 +187,120 @@ bool lm_blocked_potrf(int dt, int n, void *a, int *info) {
     return true;
 }
 
+/* QR: geqr2 on each panel, larft for its block reflector H = I - V T V^T, and H^T (geqrf) or H
+ * (orgqr) applied to the columns right of the panel as two lm_gemm products and a small trmm,
+ * larfb's work: C += V (-op(T) (V^T C)). */
+void scipy_sgeqr2_(const int *m, const int *n, float *a, const int *lda, float *tau, float *work, int *info);
+void scipy_dgeqr2_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work, int *info);
+void scipy_sorg2r_(const int *m, const int *n, const int *k, float *a, const int *lda, const float *tau, float *work,
+                   int *info);
+void scipy_dorg2r_(const int *m, const int *n, const int *k, double *a, const int *lda, const double *tau,
+                   double *work, int *info);
+void scipy_slarft_(const char *direct, const char *storev, const int *n, const int *k, const float *v, const int *ldv,
+                   const float *tau, float *t, const int *ldt, lm_flen, lm_flen);
+void scipy_dlarft_(const char *direct, const char *storev, const int *n, const int *k, const double *v,
+                   const int *ldv, const double *tau, double *t, const int *ldt, lm_flen, lm_flen);
+void scipy_cblas_strmm(int order, int side, int uplo, int ta, int diag, int m, int n, float alpha, const float *a,
+                       int lda, float *b, int ldb);
+void scipy_cblas_dtrmm(int order, int side, int uplo, int ta, int diag, int m, int n, double alpha, const double *a,
+                       int lda, double *b, int ldb);
+enum { UPPER = 121 };
+
+/* scratch of the QR kernels: V with its unit diagonal and zeros above spelled out (rows x NB),
+ * W = V^T C (NB x cols), T (NB x NB), and geqr2/org2r's work (cols) */
+typedef struct {
+    char *v, *w, *t, *work;
+} qr_scratch;
+
+static bool qr_scratch_new(size_t es, int64_t m, int64_t n, qr_scratch *S) {
+    char *p = malloc(es * (size_t)(m * NB + n * NB + NB * NB + n + NB));
+    if (!p) return false;
+    *S = (qr_scratch){p, p + es * m * NB, p + es * (m + n) * NB, p + es * (m + n + NB) * NB};
+    return true;
+}
+
+/* T of the kb reflectors stored below the diagonal of the rows x kb block v (lda apart) */
+static void block_reflector(int dt, int rows, int kb, const char *v, int lda, const char *tau, char *t) {
+    if (dt == LM_FLOAT64)
+        scipy_dlarft_("F", "C", &rows, &kb, (const double *)v, &lda, (const double *)tau, (double *)t, &kb, 1, 1);
+    else scipy_slarft_("F", "C", &rows, &kb, (const float *)v, &lda, (const float *)tau, (float *)t, &kb, 1, 1);
+}
+
+#define UNIT_LOWER_COPY(T)                                                                       \
+    static void unit_lower_copy_##T(int64_t rows, int64_t kb, const T *v, int64_t lda, T *o) {   \
+        for (int64_t j = 0; j < kb; j++)                                                         \
+            for (int64_t i = 0; i < rows; i++) o[j * rows + i] = i > j ? v[j * lda + i] : i == j; \
+    }
+UNIT_LOWER_COPY(float)
+UNIT_LOWER_COPY(double)
+
+/* C (rows x cols, lda apart) = H^T C (trans) or H C, H = I - V T V^T from block_reflector */
+static void apply_reflector(int dt, bool trans, int rows, int cols, int kb, const char *v, int lda, char *c,
+                            const qr_scratch *S) {
+    if (dt == LM_FLOAT64) unit_lower_copy_double(rows, kb, (const double *)v, lda, (double *)S->v);
+    else unit_lower_copy_float(rows, kb, (const float *)v, lda, (float *)S->v);
+    /* W^T (row-major cols x kb) = C^T V, i.e. W = V^T C column-major with leading dim kb */
+    lm_gemm(dt, cols, kb, rows, (lm_mat){c, lda, 1}, (lm_mat){S->v, 1, rows}, S->w, kb, false);
+    if (dt == LM_FLOAT64)
+        scipy_cblas_dtrmm(COL_MAJOR, LEFT, UPPER, trans ? TRANS : NO_TRANS, NON_UNIT, kb, cols, -1.0,
+                          (const double *)S->t, kb, (double *)S->w, kb);
+    else
+        scipy_cblas_strmm(COL_MAJOR, LEFT, UPPER, trans ? TRANS : NO_TRANS, NON_UNIT, kb, cols, -1.0f,
+                          (const float *)S->t, kb, (float *)S->w, kb);
+    /* C^T += W^T V^T */
+    lm_gemm(dt, cols, rows, kb, (lm_mat){S->w, kb, 1}, (lm_mat){S->v, rows, 1}, c, lda, true);
+}
+
+bool lm_blocked_geqrf(int dtype, int m, int n, void *a, void *tau) {
+    int r = m < n ? m : n, lda = m, info;
+    if ((dtype != LM_FLOAT32 && dtype != LM_FLOAT64) || r < LM_BLOCKED_FROM) return false;
+    size_t es = lm_itemsize(dtype);
+    qr_scratch S;
+    if (!qr_scratch_new(es, m, n, &S)) return false;
+    int token = lm_gemm_serial_begin();
+    for (int k = 0; k < r; k += NB) {
+        int kb = r - k < NB ? r - k : NB, rows = m - k, right = n - k - kb;
+        char *akk = (char *)a + ((int64_t)k * lda + k) * es, *tk = (char *)tau + (size_t)k * es;
+        if (dtype == LM_FLOAT64) scipy_dgeqr2_(&rows, &kb, (double *)akk, &lda, (double *)tk, (double *)S.work, &info);
+        else scipy_sgeqr2_(&rows, &kb, (float *)akk, &lda, (float *)tk, (float *)S.work, &info);
+        if (right <= 0) continue;
+        block_reflector(dtype, rows, kb, akk, lda, tk, S.t);
+        apply_reflector(dtype, true, rows, right, kb, akk, lda, akk + (int64_t)kb * lda * es, &S);
+    }
+    lm_gemm_serial_end(token);
+    free(S.v);
+    return true;
+}
+
+/* orgqr as LAPACK's: the last block of reflectors by org2r, then block by block backwards, each
+ * applied to the columns right of it before org2r forms its own columns. */
+bool lm_blocked_orgqr(int dtype, int m, int n, int k, void *a, const void *tau) {
+    int lda = m, info;
+    if ((dtype != LM_FLOAT32 && dtype != LM_FLOAT64) || k < LM_BLOCKED_FROM) return false;
+    size_t es = lm_itemsize(dtype);
+    qr_scratch S;
+    if (!qr_scratch_new(es, m, n, &S)) return false;
+    int token = lm_gemm_serial_begin();
+    char *A = a;
+    const char *T = tau;
+    for (int s = (k - 1) / NB * NB; s >= 0; s -= NB) {
+        bool last = s + NB >= k;
+        int rows = m - s, cols = last ? n - s : NB, kb = last ? k - s : NB, right = n - s - NB;
+        char *ass = A + ((int64_t)s * lda + s) * es;
+        if (!last) {
+            block_reflector(dtype, rows, kb, ass, lda, T + (size_t)s * es, S.t);
+            apply_reflector(dtype, false, rows, right, kb, ass, lda, ass + (int64_t)kb * lda * es, &S);
+        }
+        if (dtype == LM_FLOAT64)
+            scipy_dorg2r_(&rows, &cols, &kb, (double *)ass, &lda, (const double *)T + s, (double *)S.work, &info);
+        else scipy_sorg2r_(&rows, &cols, &kb, (float *)ass, &lda, (const float *)T + s, (float *)S.work, &info);
+        for (int j = s; j < s + cols; j++) memset(A + (int64_t)j * lda * es, 0, (size_t)s * es);   /* rows above */
+    }
+    lm_gemm_serial_end(token);
+    free(S.v);
+    return true;
+}
+
 #else
 bool lm_blocked_getrf(int dtype, int m, int n, void *a, int *ipiv, int *info) {
     (void)dtype, (void)m, (void)n, (void)a, (void)ipiv, (void)info;
@@ -195,6 +309,16 @@ bool lm_blocked_getrf(int dtype, int m, int n, void *a, int *ipiv, int *info) {
 
 bool lm_blocked_potrf(int dtype, int n, void *a, int *info) {
     (void)dtype, (void)n, (void)a, (void)info;
+    return false;
+}
+
+bool lm_blocked_geqrf(int dtype, int m, int n, void *a, void *tau) {
+    (void)dtype, (void)m, (void)n, (void)a, (void)tau;
+    return false;
+}
+
+bool lm_blocked_orgqr(int dtype, int m, int n, int k, void *a, const void *tau) {
+    (void)dtype, (void)m, (void)n, (void)k, (void)a, (void)tau;
     return false;
 }
 #endif
