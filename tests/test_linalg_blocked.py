@@ -1,6 +1,6 @@
 """The blocked LU, Cholesky and QR factorizations (native/cpu/linalg_blocked.c: OpenBLAS's panels,
 loom's GEMM for the trailing updates) against SciPy's LAPACK and PyTorch: sizes around the
-threshold (128) and the panel width (48), non-square LU and QR, singular and indefinite inputs
+thresholds (LU 128, Cholesky 192, QR 96) and the panel width (48), non-square LU and QR, singular and indefinite inputs
 whose info codes must be LAPACK's, batches, on one thread and two."""
 import numpy as np
 import pytest
@@ -126,7 +126,7 @@ def test_batched_lu_factors_each_matrix(dtype, threads):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("n", [127, 191, 192, 193, 200, 513])
 def test_cholesky_matches_lapack(n, dtype, threads):
     rng = np.random.default_rng(n + 2)
     S = spd(rng, n, dtype)
@@ -155,8 +155,8 @@ def test_not_positive_definite_reports_lapacks_info(bad, dtype, threads):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("m, n", [(127, 127), (128, 128), (129, 129), (200, 200), (513, 513), (300, 200), (200, 300),
-                                  (129, 513), (513, 129)])
+@pytest.mark.parametrize("m, n", [(95, 95), (96, 96), (97, 97), (129, 129), (200, 200), (513, 513), (300, 200),
+                                  (200, 300), (97, 513), (513, 97)])
 def test_qr_matches_lapack(m, n, dtype, threads):
     rng = np.random.default_rng(m * n)
     A = rng.standard_normal((m, n)).astype(dtype)
@@ -181,8 +181,22 @@ def test_householder_product_matches_lapack(dtype, threads):
     rng = np.random.default_rng(3)
     A = rng.standard_normal((300, 200)).astype(dtype)
     (qr, tau), _ = sl.qr(A, mode="raw")
-    for k in (200, 130, 127):
+    for k in (200, 130, 96, 95):
         ref = (lapack.dorgqr if dtype == "float64" else lapack.sorgqr)(qr, tau[:k])[0]
         got = LA.householder_product(loom.tensor(np.ascontiguousarray(qr)), loom.tensor(tau[:k])).numpy()
         rtol = 2e-4 if dtype == "float32" else 1e-11
         np.testing.assert_allclose(got, ref, rtol=rtol, atol=rtol * 4)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_batched_qr_and_cholesky_factor_each_matrix(dtype, threads):
+    rng = np.random.default_rng(11)
+    A = rng.standard_normal((3, 130, 110)).astype(dtype)
+    rtol = 2e-4 if dtype == "float32" else 1e-11
+    Q, R = LA.qr(loom.tensor(A))
+    ref_q, ref_r = np.linalg.qr(A)
+    np.testing.assert_allclose(Q.numpy(), ref_q, rtol=rtol, atol=rtol * 4)
+    np.testing.assert_allclose(R.numpy(), ref_r, rtol=rtol, atol=rtol * 50)
+    S = np.stack([spd(rng, 200, dtype) for _ in range(3)])
+    np.testing.assert_allclose(LA.cholesky(loom.tensor(S)).numpy(), np.linalg.cholesky(S), rtol=rtol * 10,
+                               atol=rtol * 50)

@@ -19,9 +19,13 @@
 #include "lapack.h"
 #include "linalg_blocked.h"
 
-/* From this many rows and columns on (min(m, n) for LU): at 128 both ways took the same time, from
- * 192 on the blocked one was faster (a smaller matrix is a panel or two, all OpenBLAS anyway). */
-#define LM_BLOCKED_FROM 128
+/* From this many rows and columns on (min(m, n) for LU and QR), by measurement on one thread: a
+ * smaller matrix is a panel or two, where the blocking only adds calls. LU took the same time
+ * both ways at 64 and 96, 8% less at 128; Cholesky 3% more at 128, 5% less at 192; QR 15-20%
+ * less from 96, 10-30% more at 64. */
+#define LM_BLOCKED_LU_FROM 128
+#define LM_BLOCKED_CHOL_FROM 192
+#define LM_BLOCKED_QR_FROM 96
 
 #if defined(LM_HAVE_BLAS) && defined(__AVX512F__)
 enum { COL_MAJOR = 102, LEFT = 141, RIGHT = 142, LOWER = 122, NO_TRANS = 111, TRANS = 112, NON_UNIT = 131, UNIT = 132 };
@@ -86,7 +90,7 @@ static int threads_for(int64_t work) { return work >= ((int64_t)1 << 21) ? lm_ge
 
 bool lm_blocked_getrf(int dt, int m, int n, void *a, int *ipiv, int *info) {
     int r = m < n ? m : n, nb = NB;
-    if ((dt != LM_FLOAT32 && dt != LM_FLOAT64) || r < LM_BLOCKED_FROM || nb >= r) return false;
+    if ((dt != LM_FLOAT32 && dt != LM_FLOAT64) || r < LM_BLOCKED_LU_FROM || nb >= r) return false;
     size_t es = lm_itemsize(dt);
     char *w = malloc(es * (size_t)m * (size_t)nb), *A = a;
     if (!w) return false;
@@ -161,7 +165,7 @@ static void syrk_part(int t, int n, void *ctx) {
 
 bool lm_blocked_potrf(int dt, int n, void *a, int *info) {
     int nb = NB;
-    if ((dt != LM_FLOAT32 && dt != LM_FLOAT64) || n < LM_BLOCKED_FROM || nb >= n) return false;
+    if ((dt != LM_FLOAT32 && dt != LM_FLOAT64) || n < LM_BLOCKED_CHOL_FROM || nb >= n) return false;
     size_t es = lm_itemsize(dt);
     char *w = malloc(es * (size_t)n * (size_t)nb), *A = a;
     if (!w) return false;
@@ -253,7 +257,7 @@ static void apply_reflector(int dt, bool trans, int rows, int cols, int kb, cons
 
 bool lm_blocked_geqrf(int dtype, int m, int n, void *a, void *tau) {
     int r = m < n ? m : n, lda = m, info;
-    if ((dtype != LM_FLOAT32 && dtype != LM_FLOAT64) || r < LM_BLOCKED_FROM) return false;
+    if ((dtype != LM_FLOAT32 && dtype != LM_FLOAT64) || r < LM_BLOCKED_QR_FROM) return false;
     size_t es = lm_itemsize(dtype);
     qr_scratch S;
     if (!qr_scratch_new(es, m, n, &S)) return false;
@@ -276,7 +280,7 @@ bool lm_blocked_geqrf(int dtype, int m, int n, void *a, void *tau) {
  * applied to the columns right of it before org2r forms its own columns. */
 bool lm_blocked_orgqr(int dtype, int m, int n, int k, void *a, const void *tau) {
     int lda = m, info;
-    if ((dtype != LM_FLOAT32 && dtype != LM_FLOAT64) || k < LM_BLOCKED_FROM) return false;
+    if ((dtype != LM_FLOAT32 && dtype != LM_FLOAT64) || k < LM_BLOCKED_QR_FROM) return false;
     size_t es = lm_itemsize(dtype);
     qr_scratch S;
     if (!qr_scratch_new(es, m, n, &S)) return false;
