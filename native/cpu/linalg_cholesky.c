@@ -2,6 +2,7 @@
  * not positive-definite (Hermitian positive-definite for complex A) is reported through info, not as an error: linalg.cholesky raises
  * LinAlgError from it on the Python side, cholesky_ex hands it back. */
 #include "lapack.h"
+#include "linalg_blocked.h"
 #include "linalg_small.h"
 #include "loom_ops.h"
 
@@ -20,6 +21,7 @@ static void chol_one(void *ctx, int64_t b) {
     int dt = j->A->dtype;
     if (n <= LM_LA_SMALL && !lm_is_complex(dt))
         info = dt == LM_FLOAT64 ? lm_small_potrf_d(n, (double *)a) : lm_small_potrf_s(n, (float *)a);
+    else if (lm_blocked_potrf(dt, n, a, &info)) {}
 #ifdef LM_HAVE_BLAS
     else if (dt == LM_FLOAT64) scipy_dpotrf_("L", &n, (double *)a, &ld, &info, 1);
     else if (dt == LM_FLOAT32) scipy_spotrf_("L", &n, (float *)a, &ld, &info, 1);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include "complex_types.h"
 #include "lapack.h"
+#include "linalg_blocked.h"
 #include "linalg_small.h"
 #include "loom_ops.h"
 
@@ -14,6 +15,7 @@ static void getrf(int dt, int m, int n, void *a, int *ipiv, int *info) {
         *info = dt == LM_FLOAT64 ? lm_small_getrf_d(n, a, ipiv) : lm_small_getrf_s(n, a, ipiv);
         return;
     }
+    if (lm_blocked_getrf(dt, m, n, a, ipiv, info)) return;
 #ifdef LM_HAVE_BLAS
     if (dt == LM_FLOAT64) scipy_dgetrf_(&m, &n, a, &lda, ipiv, info);
     else if (dt == LM_FLOAT32) scipy_sgetrf_(&m, &n, a, &lda, ipiv, info);

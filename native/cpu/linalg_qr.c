@@ -1,6 +1,7 @@
 /* QR (LAPACK geqrf, then orgqr to form Q) and householder_product (orgqr on its own); complex
  * matrices through cgeqrf/zgeqrf and cungqr/zungqr (R's diagonal is real, as LAPACK's). */
 #include "lapack.h"
+#include "linalg_blocked.h"
 #include "linalg_small.h"
 #include "loom_ops.h"
 
@@ -13,6 +14,7 @@ typedef struct {
 
 static void geqrf(int dt, int m, int n, void *a, void *tau, void *work, int lwork) {
     int lda = m > 1 ? m : 1, info;
+    if (lm_blocked_geqrf(dt, m, n, a, tau)) return;
 #ifdef LM_HAVE_BLAS
     if (dt == LM_FLOAT64) scipy_dgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
     else if (dt == LM_FLOAT32) scipy_sgeqrf_(&m, &n, a, &lda, tau, work, &lwork, &info);
@@ -25,6 +27,7 @@ static void geqrf(int dt, int m, int n, void *a, void *tau, void *work, int lwor
 
 static void orgqr(int dt, int m, int n, int k, void *a, const void *tau, void *work, int lwork) {
     int lda = m > 1 ? m : 1, info;
+    if (lm_blocked_orgqr(dt, m, n, k, a, tau)) return;
 #ifdef LM_HAVE_BLAS
     if (dt == LM_FLOAT64) scipy_dorgqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info);
     else if (dt == LM_FLOAT32) scipy_sorgqr_(&m, &n, &k, a, &lda, tau, work, &lwork, &info);

@@ -1,0 +1,328 @@
+/* Right-looking blocked getrf, potrf, geqrf and orgqr: LAPACK's own algorithms, with OpenBLAS
+ * factoring each panel (getrf on a tall panel, potrf on a diagonal block, geqr2/org2r) and doing
+ * the swaps (laswp), triangular solves and products (trsm, trmm) and block reflectors (larft),
+ * and lm_gemm doing the trailing updates, which hold nearly all the flops.
+ *
+ * Why: this machine's environment holds OpenBLAS, and so its LAPACK, to AVX2 kernels
+ * (OPENBLAS_CORETYPE=Haswell), while loom's own AVX-512 GEMM runs about twice as fast; a 512x512
+ * solve spent most of its time in OpenBLAS's getrf. Only where loom has those kernels (built for an
+ * AVX-512 host): elsewhere lm_gemm is OpenBLAS's gemm and the blocking would gain nothing.
+ *
+ * The panels are factored by the same partial-pivoting algorithm as the whole-matrix getrf, so the
+ * pivots agree with LAPACK's wherever rounding does not decide between two candidates.
+ *
+ * OpenBLAS runs single-threaded throughout (lm_gemm_serial_begin), its calls split over loom's
+ * threads where they are big enough: with its own pool busy-waiting beside loom's OpenMP threads,
+ * a threaded OpenBLAS getrf of 512x512 took 50-140 ms instead of 2 on a loaded two-core machine. */
+#include <stdlib.h>
+#include "gemm.h"
+#include "lapack.h"
+#include "linalg_blocked.h"
+
+/* From this many rows and columns on (min(m, n) for LU and QR), by measurement on one thread: a
+ * smaller matrix is a panel or two, where the blocking only adds calls. LU took the same time
+ * both ways at 64 and 96, 8% less at 128; Cholesky 3% more at 128, 5% less at 192; QR 15-20%
+ * less from 96, 10-30% more at 64. */
+#define LM_BLOCKED_LU_FROM 128
+#define LM_BLOCKED_CHOL_FROM 192
+#define LM_BLOCKED_QR_FROM 96
+
+#if defined(LM_HAVE_BLAS) && defined(__AVX512F__)
+enum { COL_MAJOR = 102, LEFT = 141, RIGHT = 142, LOWER = 122, NO_TRANS = 111, TRANS = 112, NON_UNIT = 131, UNIT = 132 };
+void scipy_slaswp_(const int *n, float *a, const int *lda, const int *k1, const int *k2, const int *ipiv,
+                   const int *incx);
+void scipy_dlaswp_(const int *n, double *a, const int *lda, const int *k1, const int *k2, const int *ipiv,
+                   const int *incx);
+
+/* The panel width: the panels are factored by OpenBLAS at AVX2 speed, so narrow ones leave more
+ * of the flops to lm_gemm; too narrow and the updates' K is too short for its kernels. 48 was
+ * the fastest of 32..96 for 256..1024-row solves and Cholesky factorizations, float32 and float64
+ * (64 and 96 within a few percent). */
+enum { NB = 48 };
+
+/* W (rows x cols, leading dim rows) = -A (leading dim lda): the trailing updates subtract, and
+ * lm_gemm only adds. */
+#define NEGATED_COPY(T)                                                                          \
+    static void negated_copy_##T(int64_t rows, int64_t cols, const T *a, int64_t lda, T *w) {    \
+        for (int64_t j = 0; j < cols; j++)                                                       \
+            for (int64_t i = 0; i < rows; i++) w[j * rows + i] = -a[j * lda + i];                \
+    }
+NEGATED_COPY(float)
+NEGATED_COPY(double)
+
+/* A22 -= L21 U12 for the column-major blocks (lda apart): lm_gemm writes row-major C, which is
+ * A22 transposed, so it computes A22^T += U12^T (-L21)^T, the minus on the copy w of L21. */
+static void update(int dt, int64_t rows, int64_t cols, int64_t k, char *l21, const char *u12, char *a22, int64_t lda,
+                   char *w) {
+    if (dt == LM_FLOAT64) negated_copy_double(rows, k, (const double *)l21, lda, (double *)w);
+    else negated_copy_float(rows, k, (const float *)l21, lda, (float *)w);
+    lm_gemm(dt, cols, rows, k, (lm_mat){u12, lda, 1}, (lm_mat){w, rows, 1}, a22, lda, true);
+}
+
+/* The panel's row swaps and U12 = L11^-1 A12 on the columns right of the panel, each thread on
+ * its own run of columns (both act column by column). */
+typedef struct {
+    int dt, lda, k, kb, right;
+    const int *ipiv;
+    char *akk, *ar;
+} swap_solve_job;
+
+static void swap_solve_part(int t, int n, void *ctx) {
+    const swap_solve_job *J = ctx;
+    int lo = (int)((int64_t)J->right * t / n), hi = (int)((int64_t)J->right * (t + 1) / n), cols = hi - lo, one = 1;
+    int k1 = J->k + 1, k2 = J->k + J->kb;
+    if (cols <= 0) return;
+    size_t es = lm_itemsize(J->dt);
+    char *ar = J->ar + (size_t)lo * J->lda * es, *u12 = ar + (size_t)J->k * es;
+    if (J->dt == LM_FLOAT64) {
+        scipy_dlaswp_(&cols, (double *)ar, &J->lda, &k1, &k2, J->ipiv, &one);
+        scipy_cblas_dtrsm(COL_MAJOR, LEFT, LOWER, NO_TRANS, UNIT, J->kb, cols, 1.0, (const double *)J->akk, J->lda,
+                          (double *)u12, J->lda);
+    } else {
+        scipy_slaswp_(&cols, (float *)ar, &J->lda, &k1, &k2, J->ipiv, &one);
+        scipy_cblas_strsm(COL_MAJOR, LEFT, LOWER, NO_TRANS, UNIT, J->kb, cols, 1.0f, (const float *)J->akk, J->lda,
+                          (float *)u12, J->lda);
+    }
+}
+
+/* Threads for a step of (about) `work` multiply-adds: lm_gemm's own threshold for splitting */
+static int threads_for(int64_t work) { return work >= ((int64_t)1 << 21) ? lm_get_num_threads() : 1; }
+
+bool lm_blocked_getrf(int dt, int m, int n, void *a, int *ipiv, int *info) {
+    int r = m < n ? m : n, nb = NB;
+    if ((dt != LM_FLOAT32 && dt != LM_FLOAT64) || r < LM_BLOCKED_LU_FROM || nb >= r) return false;
+    size_t es = lm_itemsize(dt);
+    char *w = malloc(es * (size_t)m * (size_t)nb), *A = a;
+    if (!w) return false;
+    int lda = m, one = 1, token = lm_gemm_serial_begin();
+    *info = 0;
+    for (int k = 0; k < r; k += nb) {
+        int kb = r - k < nb ? r - k : nb, rows = m - k, pinfo = 0, k1 = k + 1, k2 = k + kb, right = n - k - kb;
+        char *akk = A + ((int64_t)k * lda + k) * es;
+        if (dt == LM_FLOAT64) scipy_dgetrf_(&rows, &kb, (double *)akk, &lda, ipiv + k, &pinfo);
+        else scipy_sgetrf_(&rows, &kb, (float *)akk, &lda, ipiv + k, &pinfo);
+        if (pinfo > 0 && *info == 0) *info = pinfo + k;
+        for (int i = k; i < k + kb; i++) ipiv[i] += k;
+        if (dt == LM_FLOAT64) scipy_dlaswp_(&k, (double *)A, &lda, &k1, &k2, ipiv, &one);   /* left of the panel */
+        else scipy_slaswp_(&k, (float *)A, &lda, &k1, &k2, ipiv, &one);
+        if (right <= 0) continue;
+        swap_solve_job J = {dt, lda, k, kb, right, ipiv, akk, A + (int64_t)(k + kb) * lda * es};
+        lm_gemm_threads(threads_for((int64_t)kb * kb * right), false, swap_solve_part, &J);
+        char *u12 = J.ar + (int64_t)k * es;
+        if (rows - kb > 0)
+            update(dt, rows - kb, right, kb, akk + (int64_t)kb * es, u12, u12 + (int64_t)kb * es, lda, w);
+    }
+    lm_gemm_serial_end(token);
+    free(w);
+    return true;
+}
+
+/* potrf's trailing update A22 -= L21 L21^T touches only A22's lower triangle: column blocks of
+ * width nb, each from its diagonal down (the diagonal blocks' upper halves are computed too, and
+ * never read), shared out over loom's threads in runs of about equal work. */
+typedef struct {
+    int dt;
+    int64_t r, k, nb, lda;
+    char *w, *l21, *a22;
+    const char *akk;
+} syrk_job;
+
+/* L21 = A21 L11^-T, and w = -L21 for syrk_part, each thread on its own run of rows */
+static void solve_rows_part(int t, int n, void *ctx) {
+    const syrk_job *S = ctx;
+    int lo = (int)(S->r * t / n), hi = (int)(S->r * (t + 1) / n), rows = hi - lo, kb = (int)S->k, lda = (int)S->lda;
+    if (rows <= 0) return;
+    size_t es = lm_itemsize(S->dt);
+    char *l21 = S->l21 + (size_t)lo * es, *w = S->w + (size_t)lo * es;
+    if (S->dt == LM_FLOAT64) {
+        scipy_cblas_dtrsm(COL_MAJOR, RIGHT, LOWER, TRANS, NON_UNIT, rows, kb, 1.0, (const double *)S->akk, lda,
+                          (double *)l21, lda);
+        for (int64_t j = 0; j < kb; j++)
+            for (int64_t i = 0; i < rows; i++) ((double *)w)[j * S->r + i] = -((double *)l21)[j * lda + i];
+    } else {
+        scipy_cblas_strsm(COL_MAJOR, RIGHT, LOWER, TRANS, NON_UNIT, rows, kb, 1.0f, (const float *)S->akk, lda,
+                          (float *)l21, lda);
+        for (int64_t j = 0; j < kb; j++)
+            for (int64_t i = 0; i < rows; i++) ((float *)w)[j * S->r + i] = -((float *)l21)[j * lda + i];
+    }
+}
+
+static void syrk_part(int t, int n, void *ctx) {
+    const syrk_job *S = ctx;
+    size_t es = lm_itemsize(S->dt);
+    int64_t total = 0, done = 0;
+    for (int64_t j = 0; j < S->r; j += S->nb) total += (S->r - j) * (S->r - j < S->nb ? S->r - j : S->nb);
+    for (int64_t j = 0; j < S->r; j += S->nb) {
+        int64_t width = S->r - j < S->nb ? S->r - j : S->nb, work = (S->r - j) * width;
+        int64_t mid = done + work / 2;
+        done += work;
+        if (mid < total * t / n || mid >= total * (t + 1) / n) continue;
+        /* C^T(jj, i) = A22(j + i, j + jj) += sum_k -L21(j + jj, k) L21(j + i, k) */
+        lm_gemm(S->dt, width, S->r - j, S->k, (lm_mat){S->w + (size_t)j * es, 1, S->r},
+                (lm_mat){S->l21 + (size_t)j * es, S->lda, 1}, S->a22 + (size_t)(j * S->lda + j) * es, S->lda, true);
+    }
+}
+
+bool lm_blocked_potrf(int dt, int n, void *a, int *info) {
+    int nb = NB;
+    if ((dt != LM_FLOAT32 && dt != LM_FLOAT64) || n < LM_BLOCKED_CHOL_FROM || nb >= n) return false;
+    size_t es = lm_itemsize(dt);
+    char *w = malloc(es * (size_t)n * (size_t)nb), *A = a;
+    if (!w) return false;
+    int lda = n, token = lm_gemm_serial_begin();
+    *info = 0;
+    for (int k = 0; k < n; k += nb) {
+        int kb = n - k < nb ? n - k : nb, below = n - k - kb, pinfo = 0;
+        char *akk = A + ((int64_t)k * lda + k) * es;
+        if (dt == LM_FLOAT64) scipy_dpotrf_("L", &kb, (double *)akk, &lda, &pinfo, 1);
+        else scipy_spotrf_("L", &kb, (float *)akk, &lda, &pinfo, 1);
+        if (pinfo > 0) {   /* LAPACK stops at the first minor that is not positive-definite */
+            *info = pinfo + k;
+            break;
+        }
+        if (below <= 0) break;
+        char *l21 = akk + (int64_t)kb * es;
+        syrk_job S = {dt, below, kb, nb, lda, w, l21, l21 + (int64_t)kb * lda * es, akk};
+        lm_gemm_threads(threads_for((int64_t)kb * kb * below), false, solve_rows_part, &S);
+        lm_gemm_threads(threads_for((int64_t)below * below * kb / 2), false, syrk_part, &S);
+    }
+    lm_gemm_serial_end(token);
+    free(w);
+    return true;
+}
+
+/* QR: geqr2 on each panel, larft for its block reflector H = I - V T V^T, and H^T (geqrf) or H
+ * (orgqr) applied to the columns right of the panel as two lm_gemm products and a small trmm,
+ * larfb's work: C += V (-op(T) (V^T C)). */
+void scipy_sgeqr2_(const int *m, const int *n, float *a, const int *lda, float *tau, float *work, int *info);
+void scipy_dgeqr2_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work, int *info);
+void scipy_sorg2r_(const int *m, const int *n, const int *k, float *a, const int *lda, const float *tau, float *work,
+                   int *info);
+void scipy_dorg2r_(const int *m, const int *n, const int *k, double *a, const int *lda, const double *tau,
+                   double *work, int *info);
+void scipy_slarft_(const char *direct, const char *storev, const int *n, const int *k, const float *v, const int *ldv,
+                   const float *tau, float *t, const int *ldt, lm_flen, lm_flen);
+void scipy_dlarft_(const char *direct, const char *storev, const int *n, const int *k, const double *v,
+                   const int *ldv, const double *tau, double *t, const int *ldt, lm_flen, lm_flen);
+void scipy_cblas_strmm(int order, int side, int uplo, int ta, int diag, int m, int n, float alpha, const float *a,
+                       int lda, float *b, int ldb);
+void scipy_cblas_dtrmm(int order, int side, int uplo, int ta, int diag, int m, int n, double alpha, const double *a,
+                       int lda, double *b, int ldb);
+enum { UPPER = 121 };
+
+/* scratch of the QR kernels: V with its unit diagonal and zeros above spelled out (rows x NB),
+ * W = V^T C (NB x cols), T (NB x NB), and geqr2/org2r's work (cols) */
+typedef struct {
+    char *v, *w, *t, *work;
+} qr_scratch;
+
+static bool qr_scratch_new(size_t es, int64_t m, int64_t n, qr_scratch *S) {
+    char *p = malloc(es * (size_t)(m * NB + n * NB + NB * NB + n + NB));
+    if (!p) return false;
+    *S = (qr_scratch){p, p + es * m * NB, p + es * (m + n) * NB, p + es * (m + n + NB) * NB};
+    return true;
+}
+
+/* T of the kb reflectors stored below the diagonal of the rows x kb block v (lda apart) */
+static void block_reflector(int dt, int rows, int kb, const char *v, int lda, const char *tau, char *t) {
+    if (dt == LM_FLOAT64)
+        scipy_dlarft_("F", "C", &rows, &kb, (const double *)v, &lda, (const double *)tau, (double *)t, &kb, 1, 1);
+    else scipy_slarft_("F", "C", &rows, &kb, (const float *)v, &lda, (const float *)tau, (float *)t, &kb, 1, 1);
+}
+
+#define UNIT_LOWER_COPY(T)                                                                       \
+    static void unit_lower_copy_##T(int64_t rows, int64_t kb, const T *v, int64_t lda, T *o) {   \
+        for (int64_t j = 0; j < kb; j++)                                                         \
+            for (int64_t i = 0; i < rows; i++) o[j * rows + i] = i > j ? v[j * lda + i] : i == j; \
+    }
+UNIT_LOWER_COPY(float)
+UNIT_LOWER_COPY(double)
+
+/* C (rows x cols, lda apart) = H^T C (trans) or H C, H = I - V T V^T from block_reflector */
+static void apply_reflector(int dt, bool trans, int rows, int cols, int kb, const char *v, int lda, char *c,
+                            const qr_scratch *S) {
+    if (dt == LM_FLOAT64) unit_lower_copy_double(rows, kb, (const double *)v, lda, (double *)S->v);
+    else unit_lower_copy_float(rows, kb, (const float *)v, lda, (float *)S->v);
+    /* W^T (row-major cols x kb) = C^T V, i.e. W = V^T C column-major with leading dim kb */
+    lm_gemm(dt, cols, kb, rows, (lm_mat){c, lda, 1}, (lm_mat){S->v, 1, rows}, S->w, kb, false);
+    if (dt == LM_FLOAT64)
+        scipy_cblas_dtrmm(COL_MAJOR, LEFT, UPPER, trans ? TRANS : NO_TRANS, NON_UNIT, kb, cols, -1.0,
+                          (const double *)S->t, kb, (double *)S->w, kb);
+    else
+        scipy_cblas_strmm(COL_MAJOR, LEFT, UPPER, trans ? TRANS : NO_TRANS, NON_UNIT, kb, cols, -1.0f,
+                          (const float *)S->t, kb, (float *)S->w, kb);
+    /* C^T += W^T V^T */
+    lm_gemm(dt, cols, rows, kb, (lm_mat){S->w, kb, 1}, (lm_mat){S->v, rows, 1}, c, lda, true);
+}
+
+bool lm_blocked_geqrf(int dtype, int m, int n, void *a, void *tau) {
+    int r = m < n ? m : n, lda = m, info;
+    if ((dtype != LM_FLOAT32 && dtype != LM_FLOAT64) || r < LM_BLOCKED_QR_FROM) return false;
+    size_t es = lm_itemsize(dtype);
+    qr_scratch S;
+    if (!qr_scratch_new(es, m, n, &S)) return false;
+    int token = lm_gemm_serial_begin();
+    for (int k = 0; k < r; k += NB) {
+        int kb = r - k < NB ? r - k : NB, rows = m - k, right = n - k - kb;
+        char *akk = (char *)a + ((int64_t)k * lda + k) * es, *tk = (char *)tau + (size_t)k * es;
+        if (dtype == LM_FLOAT64) scipy_dgeqr2_(&rows, &kb, (double *)akk, &lda, (double *)tk, (double *)S.work, &info);
+        else scipy_sgeqr2_(&rows, &kb, (float *)akk, &lda, (float *)tk, (float *)S.work, &info);
+        if (right <= 0) continue;
+        block_reflector(dtype, rows, kb, akk, lda, tk, S.t);
+        apply_reflector(dtype, true, rows, right, kb, akk, lda, akk + (int64_t)kb * lda * es, &S);
+    }
+    lm_gemm_serial_end(token);
+    free(S.v);
+    return true;
+}
+
+/* orgqr as LAPACK's: the last block of reflectors by org2r, then block by block backwards, each
+ * applied to the columns right of it before org2r forms its own columns. */
+bool lm_blocked_orgqr(int dtype, int m, int n, int k, void *a, const void *tau) {
+    int lda = m, info;
+    if ((dtype != LM_FLOAT32 && dtype != LM_FLOAT64) || k < LM_BLOCKED_QR_FROM) return false;
+    size_t es = lm_itemsize(dtype);
+    qr_scratch S;
+    if (!qr_scratch_new(es, m, n, &S)) return false;
+    int token = lm_gemm_serial_begin();
+    char *A = a;
+    const char *T = tau;
+    for (int s = (k - 1) / NB * NB; s >= 0; s -= NB) {
+        bool last = s + NB >= k;
+        int rows = m - s, cols = last ? n - s : NB, kb = last ? k - s : NB, right = n - s - NB;
+        char *ass = A + ((int64_t)s * lda + s) * es;
+        if (!last) {
+            block_reflector(dtype, rows, kb, ass, lda, T + (size_t)s * es, S.t);
+            apply_reflector(dtype, false, rows, right, kb, ass, lda, ass + (int64_t)kb * lda * es, &S);
+        }
+        if (dtype == LM_FLOAT64)
+            scipy_dorg2r_(&rows, &cols, &kb, (double *)ass, &lda, (const double *)T + s, (double *)S.work, &info);
+        else scipy_sorg2r_(&rows, &cols, &kb, (float *)ass, &lda, (const float *)T + s, (float *)S.work, &info);
+        for (int j = s; j < s + cols; j++) memset(A + (int64_t)j * lda * es, 0, (size_t)s * es);   /* rows above */
+    }
+    lm_gemm_serial_end(token);
+    free(S.v);
+    return true;
+}
+
+#else
+bool lm_blocked_getrf(int dtype, int m, int n, void *a, int *ipiv, int *info) {
+    (void)dtype, (void)m, (void)n, (void)a, (void)ipiv, (void)info;
+    return false;
+}
+
+bool lm_blocked_potrf(int dtype, int n, void *a, int *info) {
+    (void)dtype, (void)n, (void)a, (void)info;
+    return false;
+}
+
+bool lm_blocked_geqrf(int dtype, int m, int n, void *a, void *tau) {
+    (void)dtype, (void)m, (void)n, (void)a, (void)tau;
+    return false;
+}
+
+bool lm_blocked_orgqr(int dtype, int m, int n, int k, void *a, const void *tau) {
+    (void)dtype, (void)m, (void)n, (void)k, (void)a, (void)tau;
+    return false;
+}
+#endif
