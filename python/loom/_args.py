@@ -55,24 +55,80 @@ def _type_error(op, name, want, got):
     raise TypeError(f"{op}(): argument '{name}' must be {want}, not {type(got).__name__}")
 
 
-def takes_tensors(*names, label=None, optional=()):
-    """For hand-written public functions: the named parameters must be Tensors, checked before the
-    body runs, so a wrong type is a TypeError naming the function and the argument (as the generated
-    functions' is), never an AttributeError from inside the body. A parameter left at its default
-    is not checked, and one whose default is None (an optional tensor) takes None, as do those named
-    in `optional`. label: the name users call it by, where that is not the function's own."""
+_UNSET = object()   # a parameter not given: left at its default, which is not checked
+
+
+def _an_int(v):
+    # PyTorch's int: an integer other than a bool, anything with __index__, an integer tensor
+    # (a 0-d one there; loom's __index__ decides the rest)
+    if isinstance(v, Tensor):
+        return not (v.dtype.is_floating_point or v.dtype.is_complex)
+    return not isinstance(v, bool) and hasattr(type(v), "__index__")
+
+
+def _a_real(v):
+    # PyTorch's float: any real number (bools and ints too), or a tensor holding one
+    return isinstance(v, (Real, np.number, np.bool_, Tensor)) and not isinstance(v, (complex, np.complexfloating))
+
+
+def _a_number(v):
+    return isinstance(v, (Number, np.number, np.bool_, Tensor))
+
+
+def _a_size(v):
+    # PyTorch's int[]: one int, or a sequence of them (a Size is a tuple)
+    if isinstance(v, (list, tuple)):
+        return all(_an_int(e) for e in v)
+    return _an_int(v) and not isinstance(v, Tensor)
+
+
+def _a_dtype(v):
+    try:
+        return isinstance(v, dtype) or v in FROM_PYTHON
+    except TypeError:   # unhashable
+        return False
+
+
+# kind: (classes passing at a glance, the full test, PyTorch's word for it in the message)
+_KINDS = {
+    "Tensor": ((Tensor,), lambda v: isinstance(v, Tensor), "Tensor"),
+    "int": ((int,), _an_int, "int"),
+    "float": ((float, int), _a_real, "float"),
+    "Number": ((float, int, bool), _a_number, "Number"),
+    "str": ((str,), lambda v: isinstance(v, str), "str"),
+    "int[]": ((int,), _a_size, "tuple of ints"),
+    "ScalarType": ((dtype,), _a_dtype, "loom.dtype"),
+}
+
+
+def takes_tensors(*names, label=None, optional=(), **kinds):
+    """For hand-written public functions: the named parameters must be Tensors, and those given as
+    name=kind keywords must be of that kind ("int", "float", "Number", "str", "int[]", "ScalarType",
+    a trailing "?" letting None through), checked before the body runs, so a wrong type is a TypeError
+    naming the function and the argument (as the generated functions' is), never an AttributeError
+    or a comparison's TypeError from inside the body. A parameter left at its default is not
+    checked, and one whose default is None takes None, as do those named in `optional`.
+    label: the name users call it by, where that is not the function's own. The checks are built
+    here, once: a call pays a class lookup per checked argument (a full test only off the common
+    classes)."""
     def wrap(fn):
         params = inspect.signature(fn).parameters
-        order = list(params)
-        where = tuple((n, order.index(n), params[n].default is None or n in optional) for n in names)
+        positional = [n for n, p in params.items() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        where = []
+        for n, kind in [(n, "Tensor") for n in names] + list(kinds.items()):
+            nullable = kind.endswith("?") or params[n].default is None or n in optional
+            fast, test, want = _KINDS[kind.rstrip("?")]
+            i = positional.index(n) if n in positional else 1 << 30
+            where.append((n, i, frozenset(fast), test, want, nullable))
+        where = tuple(where)
         name = label or fn.__name__
 
         @functools.wraps(fn)
         def checked(*args, **kwargs):
-            for n, i, optional in where:
-                x = args[i] if i < len(args) else kwargs.get(n, Tensor)
-                if not isinstance(x, Tensor) and x is not Tensor and not (optional and x is None):
-                    _type_error(name, n, "Tensor", x)
+            for n, i, fast, test, want, nullable in where:
+                x = args[i] if i < len(args) else kwargs.get(n, _UNSET)
+                if x.__class__ not in fast and x is not _UNSET and not (nullable and x is None) and not test(x):
+                    _type_error(name, n, want, x)
             return fn(*args, **kwargs)
         return checked
     return wrap
