@@ -104,7 +104,7 @@ _KINDS = {
 def takes_tensors(*names, label=None, optional=(), **kinds):
     """For hand-written public functions: the named parameters must be Tensors, and those given as
     name=kind keywords must be of that kind ("int", "float", "Number", "str", "int[]", "ScalarType",
-    a trailing "?" letting None through), checked before the body runs, so a wrong type is a TypeError
+    a trailing "?" letting None through, or a class), checked before the body runs, so a wrong type is a TypeError
     naming the function and the argument (as the generated functions' is), never an AttributeError
     or a comparison's TypeError from inside the body. A parameter left at its default is not
     checked, and one whose default is None takes None, as do those named in `optional`.
@@ -116,8 +116,12 @@ def takes_tensors(*names, label=None, optional=(), **kinds):
         positional = [n for n, p in params.items() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         where = []
         for n, kind in [(n, "Tensor") for n in names] + list(kinds.items()):
-            nullable = kind.endswith("?") or params[n].default is None or n in optional
-            fast, test, want = _KINDS[kind.rstrip("?")]
+            nullable = str(kind).endswith("?") or params[n].default is None or n in optional
+            if isinstance(kind, type):   # a class of the caller's (a Generator)
+                want = ("loom." if kind.__module__.startswith("loom") else "") + kind.__name__
+                fast, test = (kind,), lambda v, c=kind: isinstance(v, c)
+            else:
+                fast, test, want = _KINDS[kind.rstrip("?")]
             i = positional.index(n) if n in positional else 1 << 30
             where.append((n, i, frozenset(fast), test, want, nullable))
         where = tuple(where)

@@ -79,18 +79,21 @@ def _calculate_correct_fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
+@_takes_tensors("tensor", a="float", b="float", generator=Generator)
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with U(a, b)."""
     _check(tensor, "uniform_", generator)
     return _fill_random(tensor, lambda shape, dt: _standard(shape, dt, generator, False) * (b - a) + a)
 
 
+@_takes_tensors("tensor", mean="float", std="float", generator=Generator)
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with N(mean, std^2)."""
     _check(tensor, "normal_", generator)
     return _fill_random(tensor, lambda shape, dt: _standard(shape, dt, generator, True) * std + mean)
 
 
+@_takes_tensors("tensor", sparsity="float", std="float", generator=Generator)
 def sparse_(tensor, sparsity, std=0.01, generator=None):
     """A 2-D tensor as a sparse matrix (Martens 2010): N(0, std^2) entries, then in each column
     ceil(sparsity * rows) entries at random rows set to zero (PyTorch's order of draws)."""
@@ -108,6 +111,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     return tensor
 
 
+@_takes_tensors("tensor", val="Number")
 def constant_(tensor, val):
     _check(tensor, "constant_")
     with no_grad():
@@ -125,7 +129,7 @@ def zeros_(tensor):
     return constant_(tensor, 0.0)
 
 
-@_takes_tensors("tensor")
+@_takes_tensors("tensor", gain="float", generator=Generator)
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -133,7 +137,7 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
     return uniform_(tensor, -a, a, generator)
 
 
-@_takes_tensors("tensor")
+@_takes_tensors("tensor", gain="float", generator=Generator)
 def xavier_normal_(tensor, gain=1.0, generator=None):
     """N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -144,7 +148,7 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
     return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
 
 
-@_takes_tensors("tensor")
+@_takes_tensors("tensor", a="float", mode="str", nonlinearity="str", generator=Generator)
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """U(-bound, bound) with bound = gain * sqrt(3 / fan) (He et al., 2015)."""
     if 0 in tuple(tensor.shape):
@@ -154,7 +158,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     return uniform_(tensor, -bound, bound, generator)
 
 
-@_takes_tensors("tensor")
+@_takes_tensors("tensor", a="float", mode="str", nonlinearity="str", generator=Generator)
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """N(0, std^2) with std = gain / sqrt(fan)."""
     if 0 in tuple(tensor.shape):
@@ -163,6 +167,7 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
 
 
+@_takes_tensors("tensor", mean="float", std="float", a="float", b="float", generator=Generator)
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fill with N(mean, std^2) truncated to [a, b]: uniform draws pushed through the normal's
     inverse CDF between the bounds' CDF values (PyTorch's method)."""
@@ -176,6 +181,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     return _fill_random(tensor, sample)
 
 
+@_takes_tensors("tensor", gain="float", generator=Generator)
 def orthogonal_(tensor, gain=1, generator=None):
     """Fill with a (semi-)orthogonal matrix, the Q of a Gaussian matrix's QR with R's diagonal signs
     folded in (Saxe et al. 2013); dims past the first are flattened."""
@@ -198,6 +204,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     return tensor
 
 
+@_takes_tensors("tensor")
 def eye_(tensor):
     """Fill a 2-D tensor with the identity matrix (a Linear layer that passes its inputs through)."""
     _check(tensor, "eye_")
@@ -208,6 +215,7 @@ def eye_(tensor):
     return tensor
 
 
+@_takes_tensors("tensor", groups="int")
 def dirac_(tensor, groups=1):
     """Fill a 3-, 4- or 5-D convolution weight with the Dirac delta: each group passes as many input
     channels through unchanged as it has outputs."""
