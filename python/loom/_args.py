@@ -82,6 +82,20 @@ def _a_size(v):
     return _an_int(v) and not isinstance(v, Tensor)
 
 
+def _a_partial_size(v):
+    # an adaptive pool's output_size: None in a place keeps the input's size there
+    if isinstance(v, (list, tuple)):
+        return all(e is None or _an_int(e) for e in v)
+    return _an_int(v) and not isinstance(v, Tensor)
+
+
+def _reals(v):
+    # a scale factor: one number, or one per dimension
+    if isinstance(v, (list, tuple)):
+        return all(_a_real(e) for e in v)
+    return _a_real(v)
+
+
 def _a_dtype(v):
     try:
         return isinstance(v, dtype) or v in FROM_PYTHON
@@ -97,13 +111,16 @@ _KINDS = {
     "Number": ((float, int, bool), _a_number, "Number"),
     "str": ((str,), lambda v: isinstance(v, str), "str"),
     "int[]": ((int,), _a_size, "tuple of ints"),
+    "int?[]": ((int,), _a_partial_size, "tuple of ints"),
+    "float[]": ((float, int), _reals, "tuple of floats"),
     "ScalarType": ((dtype,), _a_dtype, "loom.dtype"),
 }
 
 
 def takes_tensors(*names, label=None, optional=(), **kinds):
     """For hand-written public functions: the named parameters must be Tensors, and those given as
-    name=kind keywords must be of that kind ("int", "float", "Number", "str", "int[]", "ScalarType",
+    name=kind keywords must be of that kind ("int", "float", "Number", "str", "int[]", "int?[]" (None
+    elements), "float[]", "ScalarType",
     a trailing "?" letting None through, or a class), checked before the body runs, so a wrong type is a TypeError
     naming the function and the argument (as the generated functions' is), never an AttributeError
     or a comparison's TypeError from inside the body. A parameter left at its default is not

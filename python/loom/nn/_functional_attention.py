@@ -30,7 +30,8 @@ def _pad_last(mask):
 
 @takes_tensors("query", "key", "value", "in_proj_weight", "in_proj_bias", "bias_k", "bias_v", "out_proj_weight",
                "out_proj_bias", "key_padding_mask", "attn_mask", "q_proj_weight", "k_proj_weight", "v_proj_weight",
-               "static_k", "static_v", optional=("in_proj_weight", "in_proj_bias", "bias_k", "bias_v", "out_proj_bias"))
+               "static_k", "static_v", optional=("in_proj_weight", "in_proj_bias", "bias_k", "bias_v", "out_proj_bias"),
+               embed_dim_to_check="int", num_heads="int", dropout_p="float")
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
                                  bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
                                  training=True, key_padding_mask=None, need_weights=True, attn_mask=None,

@@ -37,7 +37,7 @@ def _inplace(fn, input, *args):
 
 
 # ---- activations ----
-@takes_tensors("input")
+@takes_tensors("input", min_val="Number", max_val="Number")
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """min_val below min_val, max_val above max_val, x between; the gradient is 0 at and beyond the kinks."""
     if min_val > max_val:
@@ -48,7 +48,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _L.where(input <= min_val, float(min_val), _L.where(input >= max_val, float(max_val), input))
 
 
-@takes_tensors("input")
+@takes_tensors("input", min_val="Number", max_val="Number")
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return hardtanh(input, min_val, max_val, inplace=True)
 
@@ -80,7 +80,7 @@ def selu_(input):
     return selu(input, inplace=True)
 
 
-@takes_tensors("input")
+@takes_tensors("input", alpha="Number")
 def celu(input, alpha=1.0, inplace=False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     if alpha == 0:
@@ -91,7 +91,7 @@ def celu(input, alpha=1.0, inplace=False):
     return _L.where(input > 0, input, _L.expm1(input.clamp_max(0) / alpha) * alpha)
 
 
-@takes_tensors("input")
+@takes_tensors("input", alpha="Number")
 def celu_(input, alpha=1.0):
     return celu(input, alpha, inplace=True)
 
@@ -102,7 +102,7 @@ def _softmax_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-@takes_tensors("input")
+@takes_tensors("input", dim="int", _stacklevel="int", dtype="ScalarType")
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim, _stacklevel)
@@ -112,7 +112,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 _DTYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
 
 
-@takes_tensors("input")
+@takes_tensors("input", lambd="Number")
 def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, 0 between (NaN stays NaN)."""
     if isinstance(input, Tensor) and input.dtype.name in _DTYPE_NAMES:
@@ -123,7 +123,7 @@ def softshrink(input, lambd=0.5):
     return _L.where(input > lambd, input - lambd, _L.where(input < -lambd, input + lambd, input * 0))
 
 
-@takes_tensors("input")
+@takes_tensors("input", lambd="Number")
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0 (NaN stays NaN)."""
     return _L.where((input >= -lambd) & (input <= lambd), 0.0, input)
@@ -136,7 +136,7 @@ def _threshold(input, threshold, value, inplace=False):
     return _L.where(input <= threshold, float(value), input)
 
 
-@takes_tensors("input")
+@takes_tensors("input", threshold="float", value="float")
 def threshold(input, threshold, value, inplace=False):
     _scalar(threshold, "threshold", "threshold"), _scalar(value, "threshold", "value")
     return _threshold(input, threshold, value, inplace)
@@ -148,7 +148,7 @@ def threshold_(input, threshold, value):
     return _threshold(input, threshold, value, inplace=True)
 
 
-@takes_tensors("input")
+@takes_tensors("input", lower="float", upper="float")
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: in training each negative element is scaled by its own U(lower, upper) draw;
     otherwise by the mean slope (lower + upper) / 2."""
@@ -162,12 +162,12 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     return _L.leaky_relu(input, (lower + upper) / 2)
 
 
-@takes_tensors("input")
+@takes_tensors("input", lower="float", upper="float")
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     return rrelu(input, lower, upper, training, inplace=True)
 
 
-@takes_tensors("logits")
+@takes_tensors("logits", tau="float", eps="float", dim="int")
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """softmax((logits + Gumbel(0, 1) noise) / tau); hard=True returns the one-hot of the argmax with the soft
     sample's gradient (straight-through)."""
@@ -208,7 +208,7 @@ def _reduce(loss, reduction):
     return loss
 
 
-@takes_tensors("input1", "input2", "target")
+@takes_tensors("input1", "input2", "target", margin="float", reduction="str")
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """max(0, -target * (input1 - input2) + margin)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -219,7 +219,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
-@takes_tensors("input", "target")
+@takes_tensors("input", "target", margin="float", reduction="str")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """x where target is 1, max(0, margin - x) where target is -1 (PyTorch's ATen formula)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -230,7 +230,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce(output_margin + output_self, reduction)
 
 
-@takes_tensors("input1", "input2", "target")
+@takes_tensors("input1", "input2", "target", margin="float", reduction="str")
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where target is -1."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -254,7 +254,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     return _reduce(out, reduction)
 
 
-@takes_tensors("input", "target")
+@takes_tensors("input", "target", reduction="str")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input))."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -262,7 +262,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     return _reduce(_L.log1p(_L.exp(-input * target)), reduction)
 
 
-@takes_tensors("input", "target", "weight")
+@takes_tensors("input", "target", "weight", reduction="str")
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = -(target * _L.logsigmoid(input) + (1 - target) * _L.logsigmoid(-input))
@@ -274,7 +274,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduce(loss, reduction)
 
 
-@takes_tensors("input", "target", "weight")
+@takes_tensors("input", "target", "weight", p="int", margin="float", reduction="str")
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """sum over i != y of max(0, margin - x[y] + x[i]) ** p (times weight[y]), divided by the class count."""
@@ -309,7 +309,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduce(loss, reduction)
 
 
-@takes_tensors("input", "target")
+@takes_tensors("input", "target", reduction="str")
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """For each sample, sum over its target classes j (target's leading entries up to the first -1) and the
     other classes i of max(0, 1 - (x[j] - x[i])), divided by the class count."""
@@ -344,7 +344,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return _reduce(loss, reduction)
 
 
-@takes_tensors("anchor", "positive", "negative")
+@takes_tensors("anchor", "positive", "negative", margin="float", p="float", eps="float", reduction="str")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     """max(0, margin + d(a, p) - d(a, n)) with d the p-norm pairwise distance (swap: d(a, n) = min(d(a, n), d(p, n)))."""
@@ -384,7 +384,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     return _reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction)
 
 
-@takes_tensors("input", "target")
+@takes_tensors("input", "target", eps="float", reduction="str")
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """exp(input) - target * input (log_input), else input - target * log(input + eps); full adds Stirling's
@@ -401,7 +401,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     return _reduce(loss, reduction)
 
 
-@takes_tensors("input", "target")
+@takes_tensors("input", "target", eps="float", reduction="str")
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """(log(max(var, eps)) + (input - target)^2 / max(var, eps)) / 2 (+ log(2 pi) / 2 when full); var may be
     one dim short of input, or differ in one dim of size 1 (homoscedastic)."""
@@ -469,7 +469,7 @@ def _feature_dropout(input, p, training, inplace, batched):
     return _dropout_impl(input.unsqueeze(0), p, training, False, True, False).squeeze(0)
 
 
-@takes_tensors("input")
+@takes_tensors("input", p="float")
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of (N, C, L) or unbatched (C, L) with probability p, scaling the rest by 1 / (1 - p)."""
     _check_p(p)
@@ -480,7 +480,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace, input.ndim == 3)
 
 
-@takes_tensors("input")
+@takes_tensors("input", p="float")
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of (N, C, D, H, W) or unbatched (C, D, H, W) with probability p."""
     _check_p(p)
@@ -493,20 +493,20 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace, input.ndim == 5)
 
 
-@takes_tensors("input")
+@takes_tensors("input", p="float")
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     _check_p(p)
     return _dropout_impl(input, p, training, inplace, False, True)
 
 
-@takes_tensors("input")
+@takes_tensors("input", p="float")
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     _check_p(p)
     return _dropout_impl(input, p, training, inplace, True, True)
 
 
 # ---- normalisation and products ----
-@takes_tensors("input", "weight")
+@takes_tensors("input", "weight", normalized_shape="int[]", eps="float")
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x^2 over the trailing normalized_shape dims) + eps) * weight; eps None: the dtype's eps."""
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
@@ -543,7 +543,7 @@ def bilinear(input1, input2, weight, bias=None):
     return out if bias is None else out + bias
 
 
-@takes_tensors("input")
+@takes_tensors("input", size="int", alpha="float", beta="float", k="float")
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """x / (k + alpha * mean of x^2 over `size` neighbouring channels) ** beta."""
     dim = input.ndim
@@ -559,7 +559,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     return input / (div * alpha + k).pow(beta)
 
 
-@takes_tensors("input")
+@takes_tensors("input", p="float")
 def pdist(input, p=2):
     """The p-norm distances between the rows of an (N, M) input, i < j in row-major order: N * (N - 1) / 2."""
     if input.ndim != 2:
@@ -594,7 +594,7 @@ def _pair4(kernel_size, dilation, padding, stride):
     return [ntuple(v, 2) for v in (kernel_size, dilation, padding, stride)]
 
 
-@takes_tensors("input")
+@takes_tensors("input", kernel_size="int[]", dilation="int[]", padding="int[]", stride="int[]")
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C * kh * kw, L), column l holding the l-th sliding block (row-major)."""
     if input.ndim not in (3, 4) or any(s == 0 for s in input.shape[1:]):
@@ -614,7 +614,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     return cols.reshape(n, c * kernel_size[0] * kernel_size[1], oh * ow)
 
 
-@takes_tensors("input")
+@takes_tensors("input", output_size="int[]", kernel_size="int[]", dilation="int[]", padding="int[]", stride="int[]")
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """col2im, unfold's adjoint: (N, C * kh * kw, L) -> (N, C, H, W), overlapping blocks summed."""
     if input.ndim not in (2, 3) or any(s == 0 for s in input.shape[1:]):
@@ -648,7 +648,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 
 # ---- channels and pooling ----
-@takes_tensors("input")
+@takes_tensors("input", groups="int")
 def channel_shuffle(input, groups):
     """(N, C, *) -> channels regrouped: (N, groups, C / groups, *) transposed to (N, C / groups, groups, *)."""
     if input.ndim <= 2:
@@ -670,7 +670,7 @@ def _lp_finish(out, norm_type, count):
     return (_L.sign(out) * _L.relu(_L.abs(out))).mul(count).pow(1.0 / norm_type)
 
 
-@takes_tensors("input")
+@takes_tensors("input", norm_type="float", kernel_size="int[]", stride="int[]")
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over each window of x^p) ** (1/p); p = inf is max pooling of |x|."""
     if norm_type == float("inf"):
@@ -681,7 +681,7 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_finish(out, norm_type, kernel_size if isinstance(kernel_size, int) else kernel_size[0])
 
 
-@takes_tensors("input")
+@takes_tensors("input", norm_type="float", kernel_size="int[]", stride="int[]")
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     kw, kh = ntuple(kernel_size, 2)
     if norm_type == float("inf"):
@@ -729,7 +729,7 @@ def _max_unpool(input, indices, size):
     return _L.scatter(out, -1, flat_idx, input.reshape(lead + [-1])).reshape(lead + list(size))
 
 
-@takes_tensors("input", "indices")
+@takes_tensors("input", "indices", kernel_size="int[]", stride="int[]", padding="int[]", output_size="int[]")
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_pool1d's partial inverse: each value at its index, zeros elsewhere."""
     kernel_size = ntuple(kernel_size, 1)
@@ -739,7 +739,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, size)
 
 
-@takes_tensors("input", "indices")
+@takes_tensors("input", "indices", kernel_size="int[]", stride="int[]", padding="int[]", output_size="int[]")
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_pool2d's partial inverse: each value at its flat index in the (H, W) output, zeros elsewhere."""
     kernel_size = ntuple(kernel_size, 2)

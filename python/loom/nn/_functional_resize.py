@@ -7,6 +7,7 @@ from .. import _ops as _L   # the generated ops: _L.pad is loom.pad
 from .._args import takes_tensors
 from .._tensor import Tensor
 
+@takes_tensors("input", size="int[]", scale_factor="float[]", mode="str")
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
                 antialias=False):
     if mode in ("nearest", "area", "nearest-exact"):
@@ -70,19 +71,19 @@ def _resize2d(x, size, scales, mode, align_corners):
                               f"linear, bilinear, area are)")
 
 
-@takes_tensors("input")
+@takes_tensors("input", size="int[]", scale_factor="float[]", mode="str")
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
-@takes_tensors("input")
+@takes_tensors("input", size="int[]", scale_factor="float[]")
 def upsample_nearest(input, size=None, scale_factor=None):
     warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
-@takes_tensors("input")
+@takes_tensors("input", size="int[]", scale_factor="float[]")
 def upsample_bilinear(input, size=None, scale_factor=None):
     warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
                   stacklevel=2)

@@ -137,6 +137,7 @@ def adaptive_avg_pool1d(input, output_size):
     return _L.adaptive_avg_pool1d(input, output_size)
 
 
+@_takes_tensors("input", output_size="int?[]")
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     size = _pair(output_size) if not isinstance(output_size, int) else (output_size, output_size)
     if None in size:
@@ -145,7 +146,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return r if return_indices else r[0]
 
 
-@_takes_tensors("input")
+@_takes_tensors("input", output_size="int?[]")
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     if not isinstance(input, Tensor) or input.ndim not in (2, 3):
         raise ValueError(f"adaptive_max_pool1d(): expected a 2-D (C, L) or 3-D (N, C, L) input, got "
@@ -154,6 +155,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     return (v.squeeze(-2), i.squeeze(-2)) if return_indices else v.squeeze(-2)
 
 
+@_takes_tensors("input", output_size="int?[]")
 def adaptive_avg_pool2d(input, output_size):
     size = _pair(output_size) if not isinstance(output_size, int) else (output_size, output_size)
     if None in size:   # None keeps the input's size on that dim, as PyTorch
@@ -213,14 +215,14 @@ def _softmax_dim(name, ndim, stacklevel=4):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-@_takes_tensors("input")
+@_takes_tensors("input", _stacklevel="int")
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("softmax", input.ndim)
     return _L.softmax(input, dim, dtype)
 
 
-@_takes_tensors("input")
+@_takes_tensors("input", _stacklevel="int")
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("log_softmax", input.ndim)
@@ -264,6 +266,7 @@ def prelu(input, weight):
 
 
 # ---- dropout ----
+@_takes_tensors("input", p="float")
 def dropout(input, p=0.5, training=True, inplace=False):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -272,7 +275,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return _L.dropout(input, p, training)
 
 
-@_takes_tensors("input")
+@_takes_tensors("input", p="float")
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels (dim 1 of (N, C, H, W); a 3-D input is taken as (N, C, L), as PyTorch now does)
     with probability p, scaling the rest by 1 / (1 - p)."""
@@ -301,6 +304,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 
 # ---- normalisation ----
+@_takes_tensors("input", normalized_shape="int[]", eps="float")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _L.layer_norm(input, list(normalized_shape) if not isinstance(normalized_shape, int)
                          else [normalized_shape], weight, bias, eps)
@@ -320,7 +324,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 
 # ---- embeddings ----
-@_takes_tensors("input", "weight")
+@_takes_tensors("input", "weight", padding_idx="int?", max_norm="float?", norm_type="float")
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     n = weight.shape[0]
@@ -464,6 +468,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return _L.pairwise_distance(x1, x2, p, eps, keepdim)
 
 
+@_takes_tensors("input", p="float", dim="int", eps="float", out="Tensor")
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     result = _L.normalize(input, p, dim, eps)
     return result if out is None else out.copy_(result)
