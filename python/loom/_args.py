@@ -110,6 +110,7 @@ _KINDS = {
     "float": ((float, int), _a_real, "float"),
     "Number": ((float, int, bool), _a_number, "Number"),
     "str": ((str,), lambda v: isinstance(v, str), "str"),
+    "bool": ((bool,), lambda v: isinstance(v, (bool, np.bool_)), "bool"),
     "int[]": ((int,), _a_size, "tuple of ints"),
     "int?[]": ((int,), _a_partial_size, "tuple of ints"),
     "float[]": ((float, int), _reals, "tuple of floats"),
@@ -119,7 +120,7 @@ _KINDS = {
 
 def takes_tensors(*names, label=None, optional=(), **kinds):
     """For hand-written public functions: the named parameters must be Tensors, and those given as
-    name=kind keywords must be of that kind ("int", "float", "Number", "str", "int[]", "int?[]" (None
+    name=kind keywords must be of that kind ("int", "float", "Number", "str", "bool", "int[]", "int?[]" (None
     elements), "float[]", "ScalarType",
     a trailing "?" letting None through, or a class), checked before the body runs, so a wrong type is a TypeError
     naming the function and the argument (as the generated functions' is), never an AttributeError

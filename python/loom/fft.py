@@ -88,6 +88,7 @@ def _one_dim(x, dim, op):
 
 
 # ---- one dimension
+@_takes_tensors("input", n="int", dim="int", norm="str")
 def fft(input, n=None, dim=-1, norm=None):
     """The discrete Fourier transform of input along dim."""
     _check(input, "fft")
@@ -96,6 +97,7 @@ def fft(input, n=None, dim=-1, norm=None):
     return _ops._fft_c2c(x, [d], _norm(norm, True, "fft"), True)
 
 
+@_takes_tensors("input", n="int", dim="int", norm="str")
 def ifft(input, n=None, dim=-1, norm=None):
     """The inverse discrete Fourier transform of input along dim."""
     _check(input, "ifft")
@@ -104,6 +106,7 @@ def ifft(input, n=None, dim=-1, norm=None):
     return _ops._fft_c2c(x, [d], _norm(norm, False, "ifft"), False)
 
 
+@_takes_tensors("input", n="int", dim="int", norm="str")
 def rfft(input, n=None, dim=-1, norm=None):
     """The Fourier transform of real input along dim: its first n // 2 + 1 (non-redundant) entries."""
     _check(input, "rfft")
@@ -124,16 +127,19 @@ def _c2r(input, n, dim, norm, forward, op):
     return _ops._fft_c2r(x.conj() if forward else x, [d], _norm(norm, forward, op), n)
 
 
+@_takes_tensors("input", n="int", dim="int", norm="str")
 def irfft(input, n=None, dim=-1, norm=None):
     """The inverse of rfft: n real points (default 2 (m - 1) for m input entries along dim)."""
     return _c2r(input, n, dim, norm, False, "irfft")
 
 
+@_takes_tensors("input", n="int", dim="int", norm="str")
 def hfft(input, n=None, dim=-1, norm=None):
     """The Fourier transform of a Hermitian-symmetric signal given by its first half: real."""
     return _c2r(input, n, dim, norm, True, "hfft")
 
 
+@_takes_tensors("input", n="int", dim="int", norm="str")
 def ihfft(input, n=None, dim=-1, norm=None):
     """The inverse of hfft: the first n // 2 + 1 entries of the inverse transform of real input."""
     _check(input, "ihfft")
@@ -152,16 +158,19 @@ def _c2c_n(input, s, dim, norm, forward, op):
     return _ops._fft_c2c(x, dims, _norm(norm, forward, op), forward) if dims else x
 
 
+@_takes_tensors("input", s="int[]", dim="int[]", norm="str")
 def fftn(input, s=None, dim=None, norm=None):
     """The n-dimensional transform over dim (all dims by default; the last len(s) when s is given)."""
     return _c2c_n(input, s, dim, norm, True, "fftn")
 
 
+@_takes_tensors("input", s="int[]", dim="int[]", norm="str")
 def ifftn(input, s=None, dim=None, norm=None):
     """The inverse of fftn."""
     return _c2c_n(input, s, dim, norm, False, "ifftn")
 
 
+@_takes_tensors("input", s="int[]", dim="int[]", norm="str")
 def rfftn(input, s=None, dim=None, norm=None):
     """The n-dimensional transform of real input, onesided along the last of dim."""
     _check(input, "rfftn")
@@ -174,6 +183,7 @@ def rfftn(input, s=None, dim=None, norm=None):
     return _ops._fft_r2c(x, dims, _norm(norm, True, "rfftn"), True)
 
 
+@_takes_tensors("input", s="int[]", dim="int[]", norm="str")
 def irfftn(input, s=None, dim=None, norm=None):
     """The inverse of rfftn: real, the last of dim of length s[-1] (default 2 (m - 1))."""
     _check(input, "irfftn")
@@ -190,27 +200,28 @@ def irfftn(input, s=None, dim=None, norm=None):
     return _ops._fft_c2r(x, dims, _norm(norm, False, "irfftn"), last)
 
 
-@_takes_tensors("input")
+@_takes_tensors("input", s="int[]", dim="int[]", norm="str")
 def fft2(input, s=None, dim=(-2, -1), norm=None):
     return fftn(input, s, dim, norm)
 
 
-@_takes_tensors("input")
+@_takes_tensors("input", s="int[]", dim="int[]", norm="str")
 def ifft2(input, s=None, dim=(-2, -1), norm=None):
     return ifftn(input, s, dim, norm)
 
 
-@_takes_tensors("input")
+@_takes_tensors("input", s="int[]", dim="int[]", norm="str")
 def rfft2(input, s=None, dim=(-2, -1), norm=None):
     return rfftn(input, s, dim, norm)
 
 
-@_takes_tensors("input")
+@_takes_tensors("input", s="int[]", dim="int[]", norm="str")
 def irfft2(input, s=None, dim=(-2, -1), norm=None):
     return irfftn(input, s, dim, norm)
 
 
 # ---- helpers
+@_takes_tensors(n="int", d="float")
 def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     """The sample frequencies of an n-point transform: [0, 1, ..., n/2 - 1, -n/2, ..., -1] / (d n)."""
     n = _int(n, "fft_fftfreq", "n")
@@ -220,6 +231,7 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     return r.requires_grad_(requires_grad) if requires_grad else r
 
 
+@_takes_tensors(n="int", d="float")
 def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     """The sample frequencies of rfft's n // 2 + 1 entries: [0, 1, ..., n // 2] / (d n)."""
     n = _int(n, "fft_rfftfreq", "n")
@@ -233,13 +245,13 @@ def _shift(input, dim, sign):
     return _ops.roll(input, shifts, dims) if dims else input
 
 
-@_takes_tensors("input")
+@_takes_tensors("input", dim="int[]")
 def fftshift(input, dim=None):
     """The zero frequency moved to the middle along dim (all dims by default)."""
     return _shift(input, dim, 1)
 
 
-@_takes_tensors("input")
+@_takes_tensors("input", dim="int[]")
 def ifftshift(input, dim=None):
     """The inverse of fftshift."""
     return _shift(input, dim, -1)
