@@ -19,7 +19,7 @@ def _pick(res, return_inverse, return_counts):
     return values
 
 
-@takes_tensors("input")
+@takes_tensors("input", sorted="bool", return_inverse="bool", return_counts="bool", dim="int")
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The unique elements of input (or its unique slices along dim), sorted; with return_inverse the
     index of each element among them, with return_counts how often each occurs."""
@@ -30,7 +30,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return _pick(res, return_inverse, return_counts)
 
 
-@takes_tensors("input")
+@takes_tensors("input", return_inverse="bool", return_counts="bool", dim="int")
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """input with each run of equal consecutive elements (or slices along dim) kept once; with
     return_inverse each element's run, with return_counts the runs' lengths."""

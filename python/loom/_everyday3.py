@@ -13,12 +13,13 @@ from ._tensor import Tensor
 __all__ = ["vander", "unravel_index"]
 
 
-@_takes_tensors("x")
+@_takes_tensors("x", N="int", increasing="bool")
 def vander(x, N=None, increasing=False):
     """The Vandermonde matrix of a 1-D x: N columns of its powers, decreasing unless increasing."""
     return _ops._vander(x, N, increasing)
 
 
+@_takes_tensors(shape="int[]")
 def unravel_index(indices, shape):
     """The coordinates in a tensor of the given shape of the flat indices, one int64 tensor per dim
     (out-of-range indices wrap around, as PyTorch's)."""

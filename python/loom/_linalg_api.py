@@ -180,7 +180,7 @@ def cholesky(A, *, upper=False):
     return cholesky_ex(A, upper=upper, check_errors=True).L
 
 
-@takes_tensors("B", "L")
+@takes_tensors("B", "L", upper="bool")
 def cholesky_solve(B, L, upper=False):
     """X with A X = B for A = L L^H (torch.cholesky_solve)."""
     if upper:
@@ -189,7 +189,7 @@ def cholesky_solve(B, L, upper=False):
     return solve_triangular(_H(L), Y, upper=True)
 
 
-@takes_tensors("L")
+@takes_tensors("L", upper="bool")
 def cholesky_inverse(L, upper=False):
     n = L.shape[-1]
     return cholesky_solve(_ops.eye(n, dtype=L.dtype, device=L.device).expand(list(L.shape)), L, upper)
@@ -198,7 +198,7 @@ def cholesky_inverse(L, upper=False):
 QR = namedtuple("qr", ["Q", "R"])
 
 
-@takes_tensors("A")
+@takes_tensors("A", mode="str")
 def qr(A, mode="reduced"):
     """A = Q R; mode 'reduced' (Q m x k), 'complete' (Q m x m) or 'r' (R only, Q empty)."""
     _check_float(A, "linalg.qr")
@@ -216,7 +216,7 @@ def _uplo(UPLO):
     return UPLO == "U"
 
 
-@takes_tensors("A")
+@takes_tensors("A", UPLO="str")
 def eigh(A, UPLO="L"):
     """Eigenvalues (ascending, real) and orthonormal eigenvectors of symmetric (complex: Hermitian) A, from
     one triangle. Complex eigenvectors are fixed up to a phase each: a loss that depends on it has no
@@ -227,7 +227,7 @@ def eigh(A, UPLO="L"):
     return Eigh(L, V)
 
 
-@takes_tensors("A")
+@takes_tensors("A", UPLO="str")
 def eigvalsh(A, UPLO="L"):
     _check_square(A, "linalg.eigvalsh")
     L, _, info = _ops._linalg_eigh(A, _uplo(UPLO), A.requires_grad)
@@ -276,7 +276,7 @@ def eigvals(A):
 SVD = namedtuple("svd", ["U", "S", "Vh"])
 
 
-@takes_tensors("A")
+@takes_tensors("A", full_matrices="bool")
 def svd(A, full_matrices=True):
     """A = U diag(S) Vh, S descending and real."""
     _check_float(A, "linalg.svd")
@@ -296,6 +296,7 @@ def svdvals(A):
 TorchSVD = namedtuple("svd", ["U", "S", "V"])
 
 
+@takes_tensors("input", some="bool", compute_uv="bool")
 def torch_svd(input, some=True, compute_uv=True):
     """torch.svd: V = Vh^H rather than Vh; with compute_uv=False, U and V are zero-filled."""
     if not compute_uv:

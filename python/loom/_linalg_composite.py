@@ -36,7 +36,7 @@ def _tolerance(A, S, atol, rtol):
     return tol
 
 
-@takes_tensors("input")
+@takes_tensors("input", rcond="float")
 def pinverse(input, rcond=1e-15):
     """torch.pinverse: pinv with rcond as the relative tolerance."""
     return pinv(input, rtol=rcond)
@@ -50,7 +50,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     return (S > _tolerance(A, S, atol, rtol)).sum([-1])
 
 
-@takes_tensors("A", "B")
+@takes_tensors("A", "B", rcond="float")
 def lstsq(A, B, rcond=None, *, driver=None):
     """The least-squares solution of A X = B via the pseudo-inverse (PyTorch's 'gelsd' results:
     residuals when A is tall and of full rank, the rank and the singular values)."""

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from numbers import Integral
 from typing import Any
 
+from ._args import takes_tensors
 from ._tensor import Size, Tensor
 from ._dims import wrap_dim
 from ._errors import LoomIndexError, LoomTypeError
@@ -251,17 +252,20 @@ def _hvd_split(input, indices_or_sections, op, min_dims, dim):
     return _tensor_split(input, sections, indices, dim, op)
 
 
+@takes_tensors("input", indices_or_sections="int[]")
 def hsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
     """tensor_split along dim 1 (dim 0 of a 1-D tensor); int sections must divide its size."""
     _check_tensor(input, "hsplit")
     return _hvd_split(input, indices_or_sections, "hsplit", 1, 1 if input.ndim > 1 else 0)
 
 
+@takes_tensors("input", indices_or_sections="int[]")
 def vsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
     """tensor_split along dim 0 of a tensor of at least 2 dims; int sections must divide its size."""
     return _hvd_split(input, indices_or_sections, "vsplit", 2, 0)
 
 
+@takes_tensors("input", indices_or_sections="int[]")
 def dsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
     """tensor_split along dim 2 of a tensor of at least 3 dims; int sections must divide its size."""
     return _hvd_split(input, indices_or_sections, "dsplit", 3, 2)

@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from . import _ops
-from ._args import takes_tensors, _apply_memory_format, _int_list, _type_error, _write_out
+from ._args import takes_tensors, _apply_memory_format, _int, _int_list, _type_error, _write_out
 from ._dtype import float64, int64
 from ._generator import Generator
 from ._tensor import Tensor
@@ -66,7 +66,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_g
     return _into(out, r.requires_grad_(True) if requires_grad else r, "randperm")
 
 
-@takes_tensors("input")
+@takes_tensors("input", p="float")
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 draws with probabilities input (or with probability p everywhere, shaped like input)."""
     if p is not None:
@@ -81,6 +81,7 @@ def poisson(input, generator=None):
     return _ops.random_draw(input.detach(), 1, seed=_seed(generator, "poisson"))
 
 
+@takes_tensors(size="int[]")
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
            requires_grad=False):
     """Normal draws: mean and std tensors (broadcast) or numbers with size=, as torch.normal."""
@@ -143,12 +144,15 @@ def randn(*size, generator=None, out=None, dtype=None, device=None, requires_gra
 
 
 @_doc_from(_ops.randint)
+@takes_tensors(low="int")
 def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, device=None, requires_grad=False):
     """randint(high, size) starts at 0; generator: a loom.Generator to draw from instead of the global stream."""
     if size is None:
         low, high, size = 0, low, high
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
+    _int(high, "randint", "high")   # here, not in takes_tensors: randint(high, size) shifts the positions
+    _int_list(size, "randint", "size")
     dtype, device = _like_out(out, dtype, device)
     if generator is None:
         r = _randint(low, high, tuple(size), dtype=dtype, device=device)
@@ -160,6 +164,7 @@ def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, 
     return _into(out, r, "randint")
 
 
+@takes_tensors(low="int", high="int")
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None, requires_grad=False,
                  memory_format=None):
     """Integers drawn uniformly from [low, high) (randint_like(x, high): [0, high)) in a tensor shaped like

@@ -17,6 +17,7 @@ from ._errors import SparseOperandError, renamed, sparse_operand_message
 from ._everyday2 import unique
 from ._layout import sparse_coo, strided
 from ._numpy import as_tensor
+from ._args import takes_tensors
 from ._tensor import Size, Tensor, _object_new
 
 
@@ -375,6 +376,7 @@ def _as_tensor_arg(x, dtype=None, device=None):
         raise renamed(e, "sparse_coo_tensor") from None
 
 
+@takes_tensors(size="int[]")
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None, is_coalesced=None):
     """A sparse COO tensor with values[k] at indices[:, k]; size defaults to the smallest holding the

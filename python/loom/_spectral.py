@@ -32,6 +32,7 @@ def hann_window(window_length, periodic=True, *, dtype=None, device=None, requir
     return w.requires_grad_(requires_grad) if requires_grad else w
 
 
+@takes_tensors(alpha="float", beta="float")
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, device=None,
                    requires_grad=False):
     w = _window("hamming_window", window_length, periodic, dtype, device,
@@ -70,7 +71,8 @@ def _frame_index(n_frames, n_fft, hop):
     return (_ops.arange(n_frames) * hop).unsqueeze(1) + _ops.arange(n_fft).unsqueeze(0)
 
 
-@takes_tensors("input", "window")
+@takes_tensors("input", "window", n_fft="int", hop_length="int", win_length="int", pad_mode="str",
+               normalized="bool", onesided="bool", return_complex="bool")
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
          normalized=False, onesided=None, return_complex=None):
     """Frames of n_fft samples every hop_length, windowed and transformed: (freq, frames), batched
@@ -111,7 +113,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     return spec.squeeze(0) if input.ndim == 1 else spec
 
 
-@takes_tensors("input", "window")
+@takes_tensors("input", "window", n_fft="int", hop_length="int", win_length="int", center="bool",
+               normalized="bool", onesided="bool", length="int", return_complex="bool")
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
           onesided=None, length=None, return_complex=False):
     """The inverse of stft: the frames' inverse transforms overlap-added and divided by the summed

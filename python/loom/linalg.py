@@ -38,7 +38,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return _ops.linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype)
 
 
-@_takes_tensors("A")
+@_takes_tensors("A", dim="int[]", keepdim="bool")
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The ord-norm ('fro', 1, -1, inf, -inf) of the matrices over the two dims of A."""
     if A.ndim < 2:
@@ -98,7 +98,7 @@ def _tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
-@_takes_tensors("input", "other")
+@_takes_tensors("input", "other", rtol="float", atol="float", equal_nan="bool")
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when isclose holds everywhere (a Python bool)."""
     return _b.bool(_ops.isclose(input, other, rtol, atol, equal_nan).all())
