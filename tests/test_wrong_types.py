@@ -8,6 +8,7 @@ import inspect
 import re
 import warnings
 
+import numpy as np
 import pytest
 
 import loom
@@ -148,7 +149,10 @@ NAME_VALUES = {"dim": 0, "dims": [0], "size": (2, 2), "shape": (2, 2), "n": 2, "
                "scale_factor": 2, "upscale_factor": 1, "downscale_factor": 1, "groups": 1, "eps": 1e-5,
                "margin": 1.0, "num_groups": 1, "reduction": "mean", "mode": "constant", "indices_or_sections": 1,
                "n_fft": 2, "norm_type": 2.0, "threshold": 0.5, "val": 1.0, "sparsity": 0.5,
-               "embed_dim_to_check": 2, "num_heads": 1, "add_zero_attn": False, "dropout_p": 0.0}
+               "embed_dim_to_check": 2, "num_heads": 1, "add_zero_attn": False, "dropout_p": 0.0,
+               "data": [1.0, 2.0], "window_length": 4, "to": loom.float32, "from_": loom.float32,
+               "type1": loom.float32, "type2": loom.float32, "enabled": False, "func": abs,
+               "nonlinearity": "leaky_relu"}
 # (function or Tensor.method, parameter) pairs given a foreign object that do not raise a TypeError
 # naming the function (a strict list: one that starts naming itself must leave it)
 POSITION_UNNAMED = set()
@@ -348,3 +352,97 @@ _x = loom.ones(2, 2)
 def test_a_foreign_object_among_tensors_given_otherwise_is_a_type_error_naming_the_function(name, call):
     bad = _type_error_naming(call, {name})
     assert bad is None, bad
+
+
+# ---- a foreign object in every other position of the hand-written functions (ints, floats, strings,
+# sizes, dtypes: `takes_tensors`' name=kind checks; the generated ones convert every argument by its
+# schema's kind): a TypeError naming the function, with valid arguments everywhere else.
+# Flags PyTorch reads by truthiness alone (`if inplace:`), so any object is one there as well:
+TRUTHY_FLAGS = {"inplace", "training", "size_average", "reduce", "return_indices", "ceil_mode", "full", "hard", "swap",
+                "log_input", "align_corners", "antialias", "recompute_scale_factor", "need_weights", "add_zero_attn",
+                "use_separate_proj_weight", "average_attn_weights", "is_causal", "center", "count_include_pad",
+                "scale_grad_by_freq", "sparse", "requires_grad", "periodic", "check_nan"}
+# other positions that take any object (not tested here):
+ACCEPTS_ANYTHING = {
+    "loom.vmap-func",                       # any callable, called only later (as torch.vmap)
+    "loom.vmap-in_dims",                    # a pytree of dims matched to the inputs only when called
+    "loom.vmap-out_dims",
+    "loom.vmap-randomness",                 # checked when called, as torch.vmap's
+    "loom.nn.init.calculate_gain-nonlinearity",   # a name: PyTorch's ValueError "Unsupported nonlinearity"
+    "loom.nn.init.calculate_gain-param",          # PyTorch's ValueError "... not a valid number"
+    "loom.set_anomaly_enabled-check_nan",   # a flag (truthiness), as torch's
+}
+# positions given a foreign object that do not raise a TypeError naming the function (a strict list:
+# one that starts naming itself must leave it)
+NONTENSOR_UNNAMED = {
+    "loom.tensordot-dims",              # an int, a pair of dim lists or a tensor: checked in the body
+    "loom.linalg.cond-p",               # a number or a norm's name ('fro', 'nuc'): a RuntimeError, as PyTorch's
+    "loom.linalg.matrix_norm-ord",
+    "loom.linalg.norm-ord",
+    "loom.tensor-device",               # names to(): _numpy, below _args, cannot use takes_tensors
+    "loom.as_tensor-device",
+}
+
+
+def _nontensor_cases():
+    for f in _functions():
+        fn, qualname = f.values[0], f.id
+        if _overload_specs(fn) or "_ops" in getattr(fn, "__module__", ""):
+            continue
+        tensors = {i for i, _ in _tensor_positions(fn)}
+        for i, p in enumerate(_positional(fn)):
+            case = f"{qualname}-{p.name}"
+            if (i not in tensors and p.kind is not p.VAR_POSITIONAL and p.name not in TRUTHY_FLAGS
+                    and case not in ACCEPTS_ANYTHING):
+                yield pytest.param(fn, i, id=case)
+
+
+NONTENSOR_POSITIONS = list(_nontensor_cases())
+
+
+def test_the_exemptions_are_cases():
+    ids = {p.id for p in NONTENSOR_POSITIONS}
+    assert NONTENSOR_UNNAMED <= ids, NONTENSOR_UNNAMED - ids
+    assert not ACCEPTS_ANYTHING & ids
+    functions = {p.id: p.values[0] for p in _functions()}
+    for case in ACCEPTS_ANYTHING:
+        qualname, _, name = case.rpartition("-")
+        assert name in inspect.signature(functions[qualname]).parameters, case
+
+
+@pytest.mark.parametrize("fn, i", NONTENSOR_POSITIONS)
+def test_a_foreign_object_in_any_other_position_is_a_type_error_naming_the_function(fn, i, request):
+    case = request.node.callspec.id
+    qualname = case.rpartition("-")[0]
+    bad = _type_error_naming(lambda: fn(*_args_with_foreign(fn, i)), _own_names(qualname.rsplit(".", 1)[1], fn))
+    assert (bad is not None) == (case in NONTENSOR_UNNAMED), (
+        f"{case}: " + ("now names itself: take it off NONTENSOR_UNNAMED" if case in NONTENSOR_UNNAMED else bad))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: loom.nn.init.uniform_(loom.ones(2), "0"),
+     "uniform_(): argument 'a' must be float, not str"),
+    (lambda: loom.nn.functional.unfold(loom.ones(1, 1, 2, 2), 2, stride=[1, "1"]),
+     "unfold(): argument 'stride' must be tuple of ints, not list"),
+    (lambda: loom.nn.init.kaiming_normal_(loom.ones(2, 2), mode=1),
+     "kaiming_normal_(): argument 'mode' must be str, not int"),
+    (lambda: loom.fft.fft(loom.ones(4), n=2.0), "fft(): argument 'n' must be int, not float"),
+    (lambda: loom.nn.functional.softmin(loom.ones(2), 0, dtype="f"),
+     "softmin(): argument 'dtype' must be loom.dtype, not str"),
+])
+def test_a_wrong_kind_names_the_function_argument_and_kind(call, message):
+    with pytest.raises(TypeError) as e:
+        call()
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("call", [
+    lambda: loom.nn.init.uniform_(loom.ones(2), 0, loom.tensor(2.0)),       # ints and 0-d tensors as floats
+    lambda: loom.nn.functional.unfold(loom.ones(1, 1, 2, 2), loom.Size([2, 2]), stride=[np.int64(1), 1]),
+    lambda: loom.nn.functional.adaptive_avg_pool2d(loom.ones(1, 2, 2), (None, 1)),   # None: the input's size
+    lambda: loom.nn.functional.interpolate(loom.ones(1, 1, 2), scale_factor=[2]),
+    lambda: loom.nn.functional.relu(loom.ones(2), inplace=1),                 # a flag: anything truthy
+    lambda: loom.nn.init.dirac_(loom.ones(2, 2, 3), groups=np.int64(1)),      # __index__
+])
+def test_what_pytorch_accepts_passes_the_checks(call):
+    call()
