@@ -78,7 +78,10 @@ def _a_number(v):
 def _a_size(v):
     # PyTorch's int[]: one int, or a sequence of them (a Size is a tuple)
     if isinstance(v, (list, tuple)):
-        return all(_an_int(e) for e in v)
+        for e in v:   # a loop, not all(): no generator made on this common path
+            if e.__class__ is not int and not _an_int(e):
+                return False
+        return True
     return _an_int(v) and not isinstance(v, Tensor)
 
 
