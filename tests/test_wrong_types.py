@@ -152,7 +152,7 @@ NAME_VALUES = {"dim": 0, "dims": [0], "size": (2, 2), "shape": (2, 2), "n": 2, "
                "embed_dim_to_check": 2, "num_heads": 1, "add_zero_attn": False, "dropout_p": 0.0,
                "data": [1.0, 2.0], "window_length": 4, "to": loom.float32, "from_": loom.float32,
                "type1": loom.float32, "type2": loom.float32, "enabled": False, "func": abs,
-               "nonlinearity": "leaky_relu"}
+               "nonlinearity": "leaky_relu", "split_size": 1}
 # (function or Tensor.method, parameter) pairs given a foreign object that do not raise a TypeError
 # naming the function (a strict list: one that starts naming itself must leave it)
 POSITION_UNNAMED = set()
@@ -381,6 +381,15 @@ NONTENSOR_UNNAMED = {
     "loom.linalg.norm-ord",
     "loom.tensor-device",               # names to(): _numpy, below _args, cannot use takes_tensors
     "loom.as_tensor-device",
+    "Tensor.size-dim",                  # _tensor, below _args, cannot use takes_tensors
+    "Tensor.stride-dim",
+    "Tensor.cuda-device",               # forwarded to to(), which names itself
+    "Tensor.cuda-non_blocking",
+    "Tensor.pin_memory-device",         # a RuntimeError: no CUDA in a CPU build
+    "Tensor.is_pinned-device",          # not looked at without CUDA
+    "Tensor.type-non_blocking",         # not looked at by a copy on the host
+    "Tensor.to_device-device",          # array API's: device()'s own TypeError
+    "Tensor.new_tensor-data",           # tensor()'s "could not infer a dtype", as PyTorch's
 }
 
 
@@ -400,8 +409,22 @@ def _nontensor_cases():
 NONTENSOR_POSITIONS = list(_nontensor_cases())
 
 
+def _method_nontensor_cases():
+    for n in _methods():
+        fn = getattr(loom.Tensor, n)
+        if _overload_specs(fn, skip_self=True) or not hasattr(fn, "__code__") or "_ops" in fn.__module__:
+            continue
+        tensors = {i for i, _ in _tensor_positions(fn, skip_self=True)}
+        for i, p in enumerate(_positional(fn, skip_self=True)):
+            if i not in tensors and p.kind is not p.VAR_POSITIONAL and p.name not in TRUTHY_FLAGS:
+                yield pytest.param(n, i, id=f"Tensor.{n}-{p.name}")
+
+
+METHOD_NONTENSOR_POSITIONS = list(_method_nontensor_cases())
+
+
 def test_the_exemptions_are_cases():
-    ids = {p.id for p in NONTENSOR_POSITIONS}
+    ids = {p.id for p in NONTENSOR_POSITIONS + METHOD_NONTENSOR_POSITIONS}
     assert NONTENSOR_UNNAMED <= ids, NONTENSOR_UNNAMED - ids
     assert not ACCEPTS_ANYTHING & ids
     functions = {p.id: p.values[0] for p in _functions()}
@@ -415,6 +438,16 @@ def test_a_foreign_object_in_any_other_position_is_a_type_error_naming_the_funct
     case = request.node.callspec.id
     qualname = case.rpartition("-")[0]
     bad = _type_error_naming(lambda: fn(*_args_with_foreign(fn, i)), _own_names(qualname.rsplit(".", 1)[1], fn))
+    assert (bad is not None) == (case in NONTENSOR_UNNAMED), (
+        f"{case}: " + ("now names itself: take it off NONTENSOR_UNNAMED" if case in NONTENSOR_UNNAMED else bad))
+
+
+@pytest.mark.parametrize("name, i", METHOD_NONTENSOR_POSITIONS)
+def test_a_foreign_object_in_any_other_position_of_a_method_is_a_type_error_naming_it(name, i, request):
+    case = request.node.callspec.id
+    fn = getattr(loom.Tensor, name)
+    bad = _type_error_naming(lambda: getattr(loom.ones(2, 2), name)(*_args_with_foreign(fn, i, skip_self=True)),
+                             _own_names(name, fn))
     assert (bad is not None) == (case in NONTENSOR_UNNAMED), (
         f"{case}: " + ("now names itself: take it off NONTENSOR_UNNAMED" if case in NONTENSOR_UNNAMED else bad))
 

@@ -200,6 +200,7 @@ _ARGS = {"uniform_": ["from", "to"], "normal_": ["mean", "std"], "exponential_":
          "cauchy_": ["median", "sigma"], "log_normal_": ["mean", "std"], "geometric_": ["p"]}
 
 
+@takes_tensors(label="bernoulli_", p="float")
 def _bernoulli_(self, p=0.5, *, generator=None):
     """Fill self in place with 0/1 draws of probability p (a number or a tensor broadcast to self)."""
     seed = _seed(generator, "bernoulli_")
@@ -208,6 +209,7 @@ def _bernoulli_(self, p=0.5, *, generator=None):
     return self.random_fill_(3, float(p), seed=seed)
 
 
+@takes_tensors(label="random_", from_="int", to="int")
 def _random_(self, from_=0, to=None, *, generator=None):
     """Fill self in place with integers in [from, to) (to None: [0, from) when given one bound)."""
     if to is None:

@@ -427,6 +427,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     return _make(idx, val, sizes, coal)
 
 
+@takes_tensors(sparse_dim="int")
 def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
     """Tensor.to_sparse: the nonzero entries (rows of the first sparse_dim dims with any nonzero) as a
     coalesced sparse COO tensor; gradients flow back to self as dense ones."""

@@ -53,6 +53,7 @@ def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
     return empty(*size, **_like(self, dtype, device), requires_grad=requires_grad)
 
 
+@takes_tensors(size="int[]", fill_value="Number")
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     return full(size, fill_value, **_like(self, dtype, device), requires_grad=requires_grad)
 
