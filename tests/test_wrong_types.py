@@ -376,9 +376,6 @@ ACCEPTS_ANYTHING = {
 # one that starts naming itself must leave it)
 NONTENSOR_UNNAMED = {
     "loom.tensordot-dims",              # an int, a pair of dim lists or a tensor: checked in the body
-    "loom.linalg.cond-p",               # a number or a norm's name ('fro', 'nuc'): a RuntimeError, as PyTorch's
-    "loom.linalg.matrix_norm-ord",
-    "loom.linalg.norm-ord",
     "loom.tensor-device",               # names to(): _numpy, below _args, cannot use takes_tensors
     "loom.as_tensor-device",
     "Tensor.size-dim",                  # _tensor, below _args, cannot use takes_tensors
@@ -460,6 +457,7 @@ def test_a_foreign_object_in_any_other_position_of_a_method_is_a_type_error_nami
     (lambda: loom.nn.init.kaiming_normal_(loom.ones(2, 2), mode=1),
      "kaiming_normal_(): argument 'mode' must be str, not int"),
     (lambda: loom.fft.fft(loom.ones(4), n=2.0), "fft(): argument 'n' must be int, not float"),
+    (lambda: loom.linalg.norm(loom.ones(2, 2), [2]), "norm(): argument 'ord' must be Number or str, not list"),
     (lambda: loom.nn.functional.softmin(loom.ones(2), 0, dtype="f"),
      "softmin(): argument 'dtype' must be loom.dtype, not str"),
 ])

@@ -125,7 +125,7 @@ def takes_tensors(*names, label=None, optional=(), **kinds):
     """For hand-written public functions: the named parameters must be Tensors, and those given as
     name=kind keywords must be of that kind ("int", "float", "Number", "str", "bool", "int[]", "int?[]" (None
     elements), "float[]", "ScalarType",
-    a trailing "?" letting None through, or a class), checked before the body runs, so a wrong type is a TypeError
+    a trailing "?" letting None through, "|" between alternatives, or a class), checked before the body runs, so a wrong type is a TypeError
     naming the function and the argument (as the generated functions' is), never an AttributeError
     or a comparison's TypeError from inside the body. A parameter left at its default is not
     checked, and one whose default is None takes None, as do those named in `optional`.
@@ -141,8 +141,12 @@ def takes_tensors(*names, label=None, optional=(), **kinds):
             if isinstance(kind, type):   # a class of the caller's (a Generator)
                 want = ("loom." if kind.__module__.startswith("loom") else "") + kind.__name__
                 fast, test = (kind,), lambda v, c=kind: isinstance(v, c)
-            else:
-                fast, test, want = _KINDS[kind.rstrip("?")]
+            else:   # "Number|str": either
+                alts = [_KINDS[k] for k in kind.rstrip("?").split("|")]
+                fast = [c for a in alts for c in a[0]]
+                tests = tuple(a[1] for a in alts)
+                test = tests[0] if len(tests) == 1 else lambda v, ts=tests: any(t(v) for t in ts)
+                want = " or ".join(a[2] for a in alts)
             i = positional.index(n) if n in positional else 1 << 30
             where.append((n, i, frozenset(fast), test, want, nullable))
         where = tuple(where)

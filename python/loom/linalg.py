@@ -38,7 +38,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return _ops.linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype)
 
 
-@_takes_tensors("A", dim="int[]", keepdim="bool")
+@_takes_tensors("A", ord="Number|str", dim="int[]", keepdim="bool", dtype="ScalarType")
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The ord-norm ('fro', 1, -1, inf, -inf) of the matrices over the two dims of A."""
     if A.ndim < 2:
@@ -65,7 +65,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     return r if keepdim else r.squeeze([d0, d1])
 
 
-@_takes_tensors("A")
+@_takes_tensors("A", ord="Number|str", dim="int[]", keepdim="bool", dtype="ScalarType")
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """A vector norm (1-D, or an int dim) or a matrix norm (2-D, or two dims), as torch.linalg.norm."""
     if isinstance(dim, int):
@@ -104,7 +104,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _b.bool(_ops.isclose(input, other, rtol, atol, equal_nan).all())
 
 
-@_takes_tensors("A")
+@_takes_tensors("A", p="Number|str")
 def cond(A, p=None):
     """The condition number: s_max / s_min for p in (None, 2), s_min / s_max for -2, else norm(A) norm(A^-1)."""
     _check_float_cond(A, "linalg.cond")
