@@ -5,7 +5,8 @@ import numpy as np
 
 from . import _dlpack_cuda
 from ._C import ffi, lib
-from ._dtype import BY_CODE, BY_NAME, FROM_PYTHON, dtype as _dtype_cls, complex_of, from_numpy_dtype
+from ._dtype import (BY_CODE, BY_NAME, FROM_PYTHON, device as _device_cls, dtype as _dtype_cls, complex_of,
+                     from_numpy_dtype)
 from ._errors import LoomOverflowError, LoomTypeError, raise_error
 from ._tensor import Tensor, _new
 
@@ -139,6 +140,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
 
 def _tensor(data, dtype, device, requires_grad, op):
     dtype = _resolve_dtype(dtype, op)
+    if device is not None and not isinstance(device, (str, int, _device_cls)):   # not to()'s message, later
+        raise TypeError(f"{op}(): argument 'device' must be loom.device, not {type(device).__name__}")
     if isinstance(data, Tensor):
         out = data.to(dtype or data.dtype, copy=True)
     else:
