@@ -361,13 +361,13 @@ def test_a_foreign_object_among_tensors_given_otherwise_is_a_type_error_naming_t
 TRUTHY_FLAGS = {"inplace", "training", "size_average", "reduce", "return_indices", "ceil_mode", "full", "hard", "swap",
                 "log_input", "align_corners", "antialias", "recompute_scale_factor", "need_weights", "add_zero_attn",
                 "use_separate_proj_weight", "average_attn_weights", "is_causal", "center", "count_include_pad",
-                "scale_grad_by_freq", "sparse", "requires_grad", "periodic", "check_nan"}
+                "scale_grad_by_freq", "sparse"}
 # other positions that take any object (not tested here):
 ACCEPTS_ANYTHING = {
     "loom.vmap-func",                       # any callable, called only later (as torch.vmap)
     "loom.vmap-in_dims",                    # a pytree of dims matched to the inputs only when called
     "loom.vmap-out_dims",
-    "loom.vmap-randomness",                 # checked when called, as torch.vmap's
+    "loom.vmap-randomness",                 # a RuntimeError naming the allowed values, as torch.vmap's
     "loom.nn.init.calculate_gain-nonlinearity",   # a name: PyTorch's ValueError "Unsupported nonlinearity"
     "loom.nn.init.calculate_gain-param",          # PyTorch's ValueError "... not a valid number"
     "loom.set_anomaly_enabled-check_nan",   # a flag (truthiness), as torch's
@@ -385,6 +385,7 @@ NONTENSOR_UNNAMED = {
     "Tensor.type-non_blocking",         # not looked at by a copy on the host
     "Tensor.to_device-device",          # array API's: device()'s own TypeError
     "Tensor.new_tensor-data",           # tensor()'s "could not infer a dtype", as PyTorch's
+    "Tensor.requires_grad_-requires_grad",   # read by truthiness (PyTorch's is a strict bool)
 }
 
 

@@ -142,6 +142,8 @@ def _tensor(data, dtype, device, requires_grad, op):
     dtype = _resolve_dtype(dtype, op)
     if device is not None and not isinstance(device, (str, int, _device_cls)):   # not to()'s message, later
         raise TypeError(f"{op}(): argument 'device' must be loom.device, not {type(device).__name__}")
+    if not isinstance(requires_grad, (bool, np.bool_)):
+        raise TypeError(f"{op}(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
     if isinstance(data, Tensor):
         out = data.to(dtype or data.dtype, copy=True)
     else:

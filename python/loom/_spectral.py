@@ -26,13 +26,14 @@ def _window(name, window_length, periodic, dtype, device, fn):
     return w if device is None else w.to(device)
 
 
+@takes_tensors(periodic="bool")
 def hann_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False):
     w = _window("hann_window", window_length, periodic, dtype, device,
                 lambda k, n: 0.5 - 0.5 * _ops.cos(k * (2 * math.pi / (n - 1))))
     return w.requires_grad_(requires_grad) if requires_grad else w
 
 
-@takes_tensors(alpha="float", beta="float")
+@takes_tensors(periodic="bool", alpha="float", beta="float")
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, device=None,
                    requires_grad=False):
     w = _window("hamming_window", window_length, periodic, dtype, device,
@@ -40,6 +41,7 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
     return w.requires_grad_(requires_grad) if requires_grad else w
 
 
+@takes_tensors(periodic="bool")
 def blackman_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False):
     w = _window("blackman_window", window_length, periodic, dtype, device,
                 lambda k, n: 0.42 - 0.5 * _ops.cos(k * (2 * math.pi / (n - 1))) +
@@ -47,6 +49,7 @@ def blackman_window(window_length, periodic=True, *, dtype=None, device=None, re
     return w.requires_grad_(requires_grad) if requires_grad else w
 
 
+@takes_tensors(periodic="bool")
 def bartlett_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False):
     w = _window("bartlett_window", window_length, periodic, dtype, device,
                 lambda k, n: 1 - _ops.abs(k * (2.0 / (n - 1)) - 1))
