@@ -123,15 +123,15 @@ _KINDS = {
 
 def takes_tensors(*names, label=None, optional=(), **kinds):
     """For hand-written public functions: the named parameters must be Tensors, and those given as
-    name=kind keywords must be of that kind ("int", "float", "Number", "str", "bool", "int[]", "int?[]" (None
-    elements), "float[]", "ScalarType",
-    a trailing "?" letting None through, "|" between alternatives, or a class), checked before the body runs, so a wrong type is a TypeError
-    naming the function and the argument (as the generated functions' is), never an AttributeError
-    or a comparison's TypeError from inside the body. A parameter left at its default is not
-    checked, and one whose default is None takes None, as do those named in `optional`.
-    label: the name users call it by, where that is not the function's own. The checks are built
-    here, once: a call pays a class lookup per checked argument (a full test only off the common
-    classes)."""
+    name=kind keywords must be of that kind: "int", "float", "Number", "str", "bool", "int[]",
+    "int?[]" (None elements), "float[]", "ScalarType", alternatives joined by "|", a trailing "?"
+    letting None through, or a class. They are checked before the body runs, so a wrong type is a
+    TypeError naming the function and the argument (as the generated functions' is), never an
+    AttributeError or a comparison's TypeError from inside the body. A parameter left at its
+    default is not checked, and one whose default is None takes None, as do those named in
+    `optional`. label: the name users call it by, where that is not the function's own. The checks
+    are built here, once: a call pays a class lookup per checked argument (a full test only off
+    the common classes)."""
     def wrap(fn):
         params = inspect.signature(fn).parameters
         positional = [n for n, p in params.items() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
