@@ -376,8 +376,6 @@ ACCEPTS_ANYTHING = {
 # one that starts naming itself must leave it)
 NONTENSOR_UNNAMED = {
     "loom.tensordot-dims",              # an int, a pair of dim lists or a tensor: checked in the body
-    "Tensor.size-dim",                  # _tensor, below _args, cannot use takes_tensors
-    "Tensor.stride-dim",
     "Tensor.cuda-device",               # forwarded to to(), which names itself
     "Tensor.cuda-non_blocking",
     "Tensor.pin_memory-device",         # a RuntimeError: no CUDA in a CPU build

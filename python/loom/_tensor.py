@@ -26,6 +26,13 @@ class Size(tuple):
         return f"loom.Size({list(self)})"
 
 
+def _dim_arg(fname, dim):
+    """dim as an int, or PyTorch's TypeError naming the method (this module sits below _args)"""
+    if isinstance(dim, bool) or not hasattr(type(dim), "__index__"):
+        raise TypeError(f"{fname}(): argument 'dim' must be int, not {type(dim).__name__}")
+    return dim.__index__()
+
+
 class Tensor(_autograd.TensorBase):
     # The C base holds _h (the handle, whose C reference its dealloc drops) and
     # _ag: autograd metadata, set only on GradTensor (and subclasses such as
@@ -68,12 +75,16 @@ class Tensor(_autograd.TensorBase):
 
     def size(self, dim=None):
         shape = self.shape
-        return shape if dim is None else shape[wrap_dim(dim, len(shape))]
+        if dim is None:
+            return shape
+        return shape[wrap_dim(dim if dim.__class__ is int else _dim_arg("size", dim), len(shape))]
 
     def stride(self, dim=None):
         h = self._h
         st = tuple(ffi.unpack(h.strides, h.ndim))
-        return st if dim is None else st[wrap_dim(dim, len(st))]
+        if dim is None:
+            return st
+        return st[wrap_dim(dim if dim.__class__ is int else _dim_arg("stride", dim), len(st))]
 
     @property
     def dtype(self):
