@@ -376,14 +376,9 @@ ACCEPTS_ANYTHING = {
 # one that starts naming itself must leave it)
 NONTENSOR_UNNAMED = {
     "loom.tensordot-dims",              # an int, a pair of dim lists or a tensor: checked in the body
-    "Tensor.cuda-device",               # forwarded to to(), which names itself
-    "Tensor.cuda-non_blocking",
     "Tensor.pin_memory-device",         # a RuntimeError: no CUDA in a CPU build
-    "Tensor.is_pinned-device",          # not looked at without CUDA
-    "Tensor.type-non_blocking",         # not looked at by a copy on the host
     "Tensor.to_device-device",          # array API's: device()'s own TypeError
     "Tensor.new_tensor-data",           # tensor()'s "could not infer a dtype", as PyTorch's
-    "Tensor.requires_grad_-requires_grad",   # read by truthiness (PyTorch's is a strict bool)
 }
 
 

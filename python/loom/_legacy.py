@@ -63,6 +63,8 @@ TYPES = {name: _LegacyType(name, (), {"dtype": BY_NAME[dt], "__doc__": f"{dt} te
 
 def type_(self, dtype=None, non_blocking=False, **kwargs):
     """t.type(): the legacy type name ('loom.FloatTensor'); t.type(dtype or name): t converted to it."""
+    if type(non_blocking).__name__ != "bool":
+        raise TypeError(f"type(): argument 'non_blocking' must be bool, not {type(non_blocking).__name__}")
     if dtype is None:
         cuda = ".cuda" if self.device.type == "cuda" else ""
         return f"loom{cuda}.{_NAMES[self.dtype.name]}"

@@ -6,7 +6,8 @@ import numpy as np
 from . import _autograd
 from ._C import ffi, lib
 from ._dims import wrap_dim
-from ._dtype import BY_CODE, BY_NAME, DEVICES, SCALAR_TYPE, bool_, complex_of, float32, float64, int32, int64, uint8
+from ._dtype import (BY_CODE, BY_NAME, DEVICES, SCALAR_TYPE, bool_, complex_of, device as _device, float32, float64,
+                     int32, int64, uint8)
 
 float16, bfloat16 = BY_NAME["float16"], BY_NAME["bfloat16"]
 from ._errors import raise_error
@@ -336,9 +337,17 @@ class Tensor(_autograd.TensorBase):
         return _new(h)
 
     def is_pinned(self, device=None):
+        if device is not None and not isinstance(device, (int, str, _device)):
+            raise TypeError(f"is_pinned(): argument 'device' (position 1) must be loom.device, "
+                            f"not {type(device).__name__}")
         return bool(lib.lm_is_pinned(self._h))
 
     def cuda(self, device=None, non_blocking=False):
+        if device is not None and not isinstance(device, (int, str, _device)):
+            raise TypeError(f"cuda(): argument 'device' (position 1) must be loom.device, not {type(device).__name__}")
+        if type(non_blocking).__name__ != "bool":
+            raise TypeError(f"cuda(): argument 'non_blocking' (position 2) must be bool, "
+                            f"not {type(non_blocking).__name__}")
         if isinstance(device, int):
             device = f"cuda:{device}"
         return self.to("cuda" if device is None else device, non_blocking=non_blocking)

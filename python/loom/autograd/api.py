@@ -94,6 +94,9 @@ def _meta(t):
 
 
 def requires_grad_(self, requires_grad=True):
+    if type(requires_grad).__name__ != "bool":   # Python's bool or NumPy's, as PyTorch takes
+        raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, "
+                        f"not {type(requires_grad).__name__}")
     m = _meta(self)
     if m is not None and m.grad_fn is not None:
         if not requires_grad:
