@@ -54,6 +54,12 @@ def test_every_generated_op_has_a_cuda_kernel():
             assert f"{op.cname}_cuda_{dt}" in row.group(1)
 
 
+def test_every_op_has_a_cuda_path():
+    """No op is left without a CUDA kernel: a view op (whose result must alias the CUDA
+    tensor, so the host fallback cannot serve it) needs its kernel's `devices: cpu, cuda` note."""
+    assert [op.schema.full_name for op in MODEL.ops if not op.cuda] == []
+
+
 def test_explain_names_cuda_coverage():
     def explain(name):
         r = subprocess.run([sys.executable, "-m", "codegen", "--explain", name], capture_output=True, text=True,

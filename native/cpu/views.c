@@ -352,7 +352,8 @@ lm_tensor *lm_cpu_unfold(lm_tensor *self, int64_t dimension, int64_t size, int64
 }
 
 /* A view of self's storage with the given sizes, strides and storage offset (self's own offset when
-   none is given: INT64_MIN), checked against the storage's size as PyTorch's setStorage checks it. */
+   none is given: INT64_MIN), checked against the storage's size as PyTorch's setStorage checks it.
+   devices: cpu, cuda */
 lm_tensor *lm_cpu_as_strided(lm_tensor *self, const int64_t *size, int64_t size_len, const int64_t *stride,
                              int64_t stride_len, int64_t storage_offset) {
     if (size_len != stride_len) {
