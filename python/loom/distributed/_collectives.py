@@ -3,6 +3,7 @@ global ranks; tensors are MPI buffers (see _buffers). async_op=True uses MPI's n
 collectives and returns a Work; otherwise the call returns None once the data is in place."""
 import numpy as np
 
+from . import _nccl as nccl
 from ._buffers import Buf
 from ._group import resolve
 from ._mpi import mpi
@@ -32,6 +33,8 @@ def _count(lst, g, what):
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     g = resolve(group)
+    if g.backend == "nccl":
+        return nccl.all_reduce(g, tensor, op, async_op)
     b = Buf(tensor, "all_reduce()")
     mop = mpi_op(op, b.array, "all_reduce()")
     if not g.is_member():
@@ -47,6 +50,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 
 def broadcast(tensor, src=0, group=None, async_op=False, group_src=None):
     g = resolve(group)
+    if g.backend == "nccl":
+        return nccl.broadcast(g, tensor, src, async_op, group_src)
     b = Buf(tensor, "broadcast()")
     if not g.is_member():
         return done() if async_op else None
@@ -56,6 +61,8 @@ def broadcast(tensor, src=0, group=None, async_op=False, group_src=None):
 
 def reduce(tensor, dst=0, op=ReduceOp.SUM, group=None, async_op=False):
     g = resolve(group)
+    if g.backend == "nccl":
+        return nccl.reduce(g, tensor, dst, op, async_op)
     b = Buf(tensor, "reduce()")
     mop = mpi_op(op, b.array, "reduce()")
     if not g.is_member():
@@ -75,6 +82,8 @@ def reduce(tensor, dst=0, op=ReduceOp.SUM, group=None, async_op=False):
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     g = resolve(group)
+    if g.backend == "nccl":
+        return nccl.all_gather_into_tensor(g, output_tensor, input_tensor, async_op)
     out, inp = Buf(output_tensor, "all_gather_into_tensor()"), Buf(input_tensor, "all_gather_into_tensor()", False)
     if out.array.size != inp.array.size * g.size() or out.array.dtype != inp.array.dtype:
         raise ValueError(f"all_gather_into_tensor(): the output must hold world_size={g.size()} times the input's "
@@ -89,6 +98,8 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     g = resolve(group)
     _count(tensor_list, g, "all_gather()")
     _same(tensor_list, tensor, "all_gather()")
+    if g.backend == "nccl":
+        return nccl.all_gather(g, tensor_list, tensor, async_op)
     inp = Buf(tensor, "all_gather()", False)
     if not g.is_member():
         return done() if async_op else None
@@ -103,6 +114,8 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     g = resolve(group)
+    if g.backend == "nccl":
+        return nccl.reduce_scatter_tensor(g, output, input, op, async_op)
     out, inp = Buf(output, "reduce_scatter_tensor()"), Buf(input, "reduce_scatter_tensor()", False)
     mop = mpi_op(op, out.array, "reduce_scatter_tensor()")
     if inp.array.size != out.array.size * g.size() or out.array.dtype != inp.array.dtype:
@@ -122,6 +135,8 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     g = resolve(group)
     _count(input_list, g, "reduce_scatter()")
     _same(input_list, output, "reduce_scatter()")
+    if g.backend == "nccl":
+        return nccl.reduce_scatter(g, output, input_list, op, async_op)
     out = Buf(output, "reduce_scatter()")
     mop = mpi_op(op, out.array, "reduce_scatter()")
     if not g.is_member():
@@ -137,6 +152,8 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
 
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     g = resolve(group)
+    if g.backend == "nccl":
+        return nccl.gather(g, tensor, gather_list, dst, async_op)
     inp = Buf(tensor, "gather()", False)
     if not g.is_member():
         return done() if async_op else None
@@ -161,6 +178,8 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     g = resolve(group)
+    if g.backend == "nccl":
+        return nccl.scatter(g, tensor, scatter_list, src, async_op)
     out = Buf(tensor, "scatter()")
     if not g.is_member():
         return done() if async_op else None
@@ -182,6 +201,8 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
 
 def barrier(group=None, async_op=False, device_ids=None):
     g = resolve(group)
+    if g.backend == "nccl":
+        return nccl.barrier(g, async_op)
     if not g.is_member():
         return done() if async_op else None
     return _launch(lambda: g.comm.Ibarrier(), lambda: g.comm.Barrier(), async_op, lambda: None)

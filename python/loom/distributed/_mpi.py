@@ -26,3 +26,18 @@ def available():
     except ImportError:
         return False
     return True
+
+
+def world(world_size, rank):
+    """MPI's COMM_WORLD (initialised here if needed), its size and this process's rank: the
+    launcher decides ranks, as in torch's mpi backend; given ones must agree with it."""
+    MPI = mpi()
+    if not MPI.Is_initialized():
+        MPI.Init_thread()
+    comm = MPI.COMM_WORLD
+    n, r = comm.Get_size(), comm.Get_rank()
+    if world_size not in (-1, None) and world_size != n:
+        raise ValueError(f"init_process_group(): world_size={world_size} but the MPI launcher started {n} processes")
+    if rank not in (-1, None) and rank != r:
+        raise ValueError(f"init_process_group(): rank={rank} but MPI gave this process rank {r}")
+    return comm, n, r

@@ -6,15 +6,15 @@ loom's autograd has hooks that run on a leaf's incoming gradient just before it 
 accumulated, but no hook after accumulation nor a callback at the end of backward. So a
 hook copies `.grad + incoming` (the gradient the parameter is about to hold) into its
 bucket; the hook of the last parameter of the iteration waits for all buckets, writes the
-averages into every other `.grad`, and returns its own average as the gradient to store."""
-import numpy as np
-
-from ..._numpy import from_numpy
+averages into every other `.grad`, and returns its own average as the gradient to store.
+Buckets live on the parameters' device and go through the group's all_reduce: MPI for CPU
+tensors (their memory lent to MPI), NCCL for CUDA ones."""
+from ..._ops import zeros
 from ..._tensor import Tensor
 from ...autograd.grad_mode import is_grad_enabled
 
 from ...distributed import _group
-from ...distributed._mpi import mpi
+from ...distributed._collectives import all_reduce
 
 
 class _Bucket:
@@ -24,8 +24,8 @@ class _Bucket:
         for p in params:
             self.offsets.append(n)
             n += p.numel()
-        self.flat = np.zeros(n, dtype=dtype.numpy)
-        self.request = None
+        self.flat = zeros(n, dtype=dtype, device=params[0].device)
+        self.work = None
         self.pending = 0
 
 
@@ -37,7 +37,7 @@ class Reducer:
         self.buckets, self.where = [], {}
         for p in reversed(params):   # gradients arrive roughly last layer first
             b = self.buckets[-1] if self.buckets else None
-            if b is None or b[0].dtype != p.dtype or sum(q.nbytes for q in b) + p.nbytes > bucket_bytes:
+            if b is None or b[0].dtype != p.dtype or b[0].device != p.device or sum(q.nbytes for q in b) + p.nbytes > bucket_bytes:
                 self.buckets.append([p])
             else:
                 b.append(p)
@@ -63,7 +63,7 @@ class Reducer:
             return
         self.ready, self.remaining, self.next_launch, self.started = {}, len(self.params), 0, False
         for b in self.buckets:
-            b.pending, b.request = len(b.params), None
+            b.pending, b.work = len(b.params), None
         if self.find_unused:
             used = _reachable_leaves(outputs)
             for p in self.params:
@@ -86,30 +86,31 @@ class Reducer:
         bi, j = self.where[id(p)]
         b = self.buckets[bi]
         view = b.flat[b.offsets[j]:b.offsets[j] + p.numel()]
-        if total is None:
-            view[...] = 0 if p.grad is None else np.asarray(p.grad.detach()).reshape(-1)
+        if total is None and p.grad is None:
+            view.zero_()
         else:
-            view[...] = np.asarray(total.detach()).reshape(-1)
+            view.copy_((p.grad if total is None else total).detach().reshape(-1))
         self.ready[id(p)] = True
         self.remaining -= 1
         b.pending -= 1
         # launched in bucket order on every rank: MPI needs collectives in the same order everywhere
         while self.next_launch < len(self.buckets) and self.buckets[self.next_launch].pending == 0:
             nb = self.buckets[self.next_launch]
-            nb.request = self.group.comm.Iallreduce(mpi().IN_PLACE, nb.flat, mpi().SUM)
+            nb.work = all_reduce(nb.flat, group=self.group, async_op=True)
             self.next_launch += 1
         if self.remaining == 0 and total is None:   # the last one was unused: nothing returns its gradient
             self._finish(None)
 
     def _finish(self, last):
-        mpi().Request.Waitall([b.request for b in self.buckets])
+        for b in self.buckets:
+            b.work.wait()
         self.armed = False
         n = self.group.size()
         mine = None
         for b in self.buckets:
-            b.flat /= n
+            b.flat.div_(n)
             for j, p in enumerate(b.params):
-                avg = from_numpy(b.flat[b.offsets[j]:b.offsets[j] + p.numel()].reshape(tuple(p.shape)).copy())
+                avg = b.flat[b.offsets[j]:b.offsets[j] + p.numel()].reshape(tuple(p.shape)).clone()
                 if p is last:
                     mine = avg
                 else:
