@@ -74,6 +74,7 @@ int lm_format_strides(int fmt, int ndim, const int64_t *shape, const lm_tensor *
 int lm_has_memory_format(const lm_tensor *t, int fmt);   /* 1, 0, or -1 (wrong rank: error set) */
 lm_tensor *lm_apply_memory_format(lm_tensor *r, int fmt, const lm_tensor *like);   /* steals r */
 void *lm_data_ptr(lm_tensor *t);
+uintptr_t lm_data_address(lm_tensor *t);   /* the same, as an integer: Python's data_ptr() without casts */
 int64_t lm_numel(const lm_tensor *t);
 bool lm_is_contiguous(const lm_tensor *t);
 bool lm_same_shape(const lm_tensor *a, const lm_tensor *b);

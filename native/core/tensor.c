@@ -266,6 +266,7 @@ lm_tensor *lm_from_blob(void *data, int ndim, const int64_t *shape, const int64_
 }
 
 void *lm_data_ptr(lm_tensor *t) { return lm_bytes(t); }
+uintptr_t lm_data_address(lm_tensor *t) { return (uintptr_t)lm_bytes(t); }
 
 lm_tensor *lm_scalar_tensor(lm_scalar v, int dtype, bool wrapped) {
     if (dtype < 0) dtype = v.kind == 3 ? LM_COMPLEX128 : v.kind == 2 ? LM_FLOAT64 : v.kind == 1 ? LM_INT64 : LM_BOOL;

@@ -7,12 +7,14 @@ from ._dtype_table import DTYPES as _TABLE
 
 class dtype:
     __slots__ = ("name", "code", "itemsize", "is_floating_point", "is_complex", "differentiable", "is_signed", "numpy", "category",
-                 "dlpack", "raw")
+                 "dlpack", "raw", "typestr", "raw_typestr")
 
     def __init__(self, name, code, category, itemsize, np_name, dlpack, signed):
         # numpy: NumPy's dtype, None where NumPy has none (bfloat16); raw: what holds the bytes
         self.numpy = None if np_name == "none" else np.dtype(np_name)
         self.raw = self.numpy if self.numpy is not None else np.dtype(f"uint{itemsize * 8}")
+        # the array interface's typestr, kept: np.dtype.str is computed at each read
+        self.typestr, self.raw_typestr = self.numpy.str if self.numpy is not None else None, self.raw.str
         self.name, self.code, self.category = name, code, category
         self.itemsize, self.dlpack = itemsize, dlpack
         self.is_floating_point = category == "floating"

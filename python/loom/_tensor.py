@@ -128,7 +128,7 @@ class Tensor(_autograd.TensorBase):
         return bool(has)
 
     def data_ptr(self):
-        return int(ffi.cast("uintptr_t", lib.lm_data_ptr(self._h)))
+        return lib.lm_data_address(self._h)
 
     def storage_offset(self):
         return self._h.offset
@@ -195,15 +195,17 @@ class Tensor(_autograd.TensorBase):
     def _interface(self, raw=False):
         """The array interface dict (version 3) over this tensor's memory, wherever it is (raw: as
         the unsigned integers holding a dtype NumPy lacks, bfloat16)."""
-        h, item = self._h, self.dtype.itemsize
-        if self.dtype.numpy is None and not raw:
-            raise TypeError(f"Got unsupported ScalarType {SCALAR_TYPE[self.dtype.name]}")
+        h, dt = self._h, BY_CODE[self._h.dtype]
+        if dt.numpy is None and not raw:
+            raise TypeError(f"Got unsupported ScalarType {SCALAR_TYPE[dt.name]}")
+        item = dt.itemsize
         return {
             "version": 3,
             "shape": tuple(ffi.unpack(h.shape, h.ndim)),
-            "typestr": (self.dtype.raw if raw else self.dtype.numpy).str,
-            "data": (int(ffi.cast("uintptr_t", lib.lm_data_ptr(h))), False),
-            "strides": tuple(s * item for s in ffi.unpack(h.strides, h.ndim)),
+            "typestr": dt.raw_typestr if raw else dt.typestr,
+            "data": (lib.lm_data_address(h), False),
+            # None: C-contiguous (NumPy's cheapest case: most tensors handed over are)
+            "strides": None if lib.lm_is_contiguous(h) else tuple(s * item for s in ffi.unpack(h.strides, h.ndim)),
         }
 
     @property
