@@ -53,7 +53,7 @@ def _cell(text):
 
 def _python(op):
     out = []
-    sig = pygen.signature(op)
+    sig = pygen.signature(op, public=True)
     if "function" in op.variants:
         out.append(f"`loom.{op.name}({sig})`")
     if "method" in op.variants:

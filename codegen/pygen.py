@@ -49,7 +49,16 @@ def alias_stmts(op, name=None):
     return lines
 
 
-def signature(op, method_self_first=False, with_out=True, aliases=False):
+PUBLIC_SELF = "input"   # a function's `self` is PyTorch's `input` (torch.exp(input=x)); methods keep self
+
+
+def self_stmt(op):
+    """The first statement of a function whose schema says `self`: its parameter is `input`."""
+    return f"self = {PUBLIC_SELF}" if op.schema.arg("self") is not None else ""
+
+
+def signature(op, method_self_first=False, with_out=True, aliases=False, public=False):
+    """public: a function's parameters (self spelled `input`), as opposed to a method's."""
     va = varargs_arg(op)
     required = {a.name for a, _ in numpy_aliases(op) if not a.has_default} if aliases else set()
     args = list(op.schema.args)
@@ -64,7 +73,8 @@ def signature(op, method_self_first=False, with_out=True, aliases=False):
         if a.kwonly and not star:
             parts.append("*")
             star = True
-        parts.append(f"{a.name}={_default(a)}" if a.has_default else f"{a.name}=_NA" if a.name in required else a.name)
+        name = PUBLIC_SELF if public and a.name == "self" else a.name
+        parts.append(f"{name}={_default(a)}" if a.has_default else f"{name}=_NA" if a.name in required else name)
     if with_out and "out" in op.variants:
         if not star:
             parts.append("*")
@@ -104,7 +114,8 @@ def conversions(op, where):
     out, name = [], f'"{where}"'
     va = varargs_arg(op)
     for a in op.schema.args:
-        t, n, q, r = a.type, a.name, f'"{a.name}"', types.row(a.type)
+        t, n, r = a.type, a.name, types.row(a.type)
+        q = f'"{PUBLIC_SELF if n == "self" else n}"'   # as the user named it
         call = f"{r.converter}({n}, {name}, {q})"
         if t.base == "Tensor" and not t.is_list:
             conv = f"{n}._h if {n}.__class__ is Tensor or {n}.__class__ is GradTensor else {call}"
@@ -209,7 +220,8 @@ def out_defaults(op):
 def overload_spec(op, with_out=True):
     """What the runtime overload resolver needs: (name, kind, has_default, kwonly, varargs)."""
     va = varargs_arg(op)
-    kinds = [(a.name, types.row(a.type).overload, a.has_default, a.kwonly, a is va) for a in op.schema.args]
+    kinds = [(PUBLIC_SELF if a.name == "self" else a.name, types.row(a.type).overload, a.has_default, a.kwonly,
+              a is va) for a in op.schema.args]
     if with_out and "out" in op.variants:
         kinds.append(("out", "Tensor[]?" if op.returns_tuple else "Tensor?", True, True, False))
     if is_factory(op):
@@ -234,7 +246,8 @@ def stub_signature(op, skip_self=False, with_out=True):
         if a.kwonly and not star:
             parts.append("*")
             star = True
-        parts.append(f"{a.name}: {stub_type(a)}" + (" = ..." if a.has_default else ""))
+        name = PUBLIC_SELF if a.name == "self" else a.name   # (a method's self is skipped above)
+        parts.append(f"{name}: {stub_type(a)}" + (" = ..." if a.has_default else ""))
     if with_out and "out" in op.variants:
         if not star:
             parts.append("*")

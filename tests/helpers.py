@@ -125,6 +125,11 @@ def unique_name(op):
     return len(MODEL.by_name()[op.name]) == 1
 
 
+def function_kwargs(args):
+    """Schema-named arguments as a function's keywords: its `self` is spelled `input` (PyTorch's)."""
+    return {("input" if k == "self" else k): v for k, v in args.items()}
+
+
 def call_function(op, args, **extra):
     """Call the op's function (or method when it has none) with schema-ordered args."""
     pos = [args[a.name] for a in op.schema.args if not a.kwonly and a.name in args]

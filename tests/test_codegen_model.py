@@ -166,8 +166,9 @@ def test_installed_variants_match_the_model(op):
     if "function" in op.variants and len(MODEL.by_name()[op.name]) == 1:
         assert op.doc.split(".")[0] in (fn.__doc__ or ""), "the function's docstring comes from ops.yaml"
         params = inspect.signature(fn).parameters
-        for a in op.schema.args:
-            assert a.name in params or f"_{a.name}" in params, a.name
+        for a in op.schema.args:   # (a function's self is PyTorch's input)
+            name = "input" if a.name == "self" else a.name
+            assert name in params or f"_{name}" in params, a.name
         assert ("out" in params) == ("out" in op.variants)
     # (Tensor.real and Tensor.imag are properties over the functions, as torch's)
     method = hasattr(loom.Tensor, op.name) and not isinstance(inspect.getattr_static(loom.Tensor, op.name), property)

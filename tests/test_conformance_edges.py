@@ -290,3 +290,28 @@ def test_clamp_needs_a_bound():
             lib.clamp(lib.ones(2))
     with pytest.raises(RuntimeError, match=r"^clamp\(\): At least one of 'min' or 'max'"):
         loom.clamp(loom.ones(2), min=None, max=None)
+
+
+def test_functions_take_input_by_keyword_as_torch():
+    """A schema's `self` is the function's `input`, as PyTorch's Python signatures (torch.exp(input=x))."""
+    x, y = np.array([[1.0, -2.0], [3.0, 0.5]]), np.array([[2.0, 2.0], [1.0, 4.0]])
+    for name, kw in [("exp", {}), ("sum", {"dim": 1}), ("add", {"other": y}), ("div", {"other": y}),
+                     ("clamp", {"min": 0.0}), ("nonzero", {})]:
+        lk = {k: loom.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        tk = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        got = getattr(loom, name)(input=loom.tensor(x), **lk)
+        want = getattr(torch, name)(input=torch.tensor(x), **tk)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), err_msg=name)
+    with pytest.raises(TypeError, match=r"exp\(\) missing 1 required positional argument: 'input'"):
+        loom.exp()
+    with pytest.raises(TypeError, match="argument 'input' must be Tensor, not str"):
+        loom.sum("a")
+    assert loom.nn.functional.sigmoid is loom.sigmoid and loom.nn.functional.linear is loom.linear
+
+
+def test_numpy_views_of_any_layout():
+    base = loom.arange(24.0).reshape(2, 3, 4)
+    for t in (base, base.transpose(0, 2), base[:, 1:, ::2], base[0], loom.tensor(5.0), loom.zeros(0, 3)):
+        a = np.asarray(t)
+        np.testing.assert_array_equal(a, np.array(t.tolist(), dtype=a.dtype).reshape(a.shape))
+        assert a.shape == tuple(t.shape) and (t.numel() == 0 or a.__array_interface__["data"][0] == t.data_ptr())

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import loom
+from helpers import function_kwargs
 from opinputs import MODEL, make_inputs
 
 torch = pytest.importorskip("torch")
@@ -94,7 +95,7 @@ def test_generated_op_rounds_its_float32_result(op, name):
     fn = getattr(loom, op.name) if "function" in op.variants else None
     if fn is None or op.schema.overload:
         pytest.skip("method-only or overloaded: covered through its function form elsewhere")
-    got, want = fn(**args), fn(**as32)
+    got, want = fn(**function_kwargs(args)), fn(**function_kwargs(as32))
     if want.dtype == loom.float32:
         assert got.dtype == lt(name)
         want = want.to(lt(name))

@@ -8,6 +8,7 @@ import pytest
 
 import loom
 import nnref
+from helpers import function_kwargs
 from opinputs import LAYOUTS, MODEL, TOL, expected_dtype, make_inputs
 
 TESTED = [op for op in MODEL.ops if "ref" in op.test and not op.test.get("skip")
@@ -47,7 +48,7 @@ def call(op, lm_args, **extra):
     if "function" in op.variants:
         fn = getattr(loom, op.name)
         if not op.schema.overload:
-            return fn(**lm_args, **extra)
+            return fn(**function_kwargs(lm_args), **extra)
         kw = {a.name: lm_args[a.name] for a in op.schema.args if a.kwonly}
         return fn(*_positional(op, lm_args), **kw, **extra)
     self = lm_args["self"]
@@ -135,7 +136,7 @@ def test_variants_agree(op):
         np.testing.assert_array_equal(m.numpy(), result.numpy())
     if "out" in op.variants:
         out = loom.empty(result.shape, dtype=result.dtype)
-        r = getattr(loom, op.name)(**lm_args, out=out)
+        r = getattr(loom, op.name)(**function_kwargs(lm_args), out=out)
         assert r is out
         np.testing.assert_array_equal(out.numpy(), result.numpy())
     if "inplace" in op.variants and result.dtype == lm_args["self"].dtype and result.shape == lm_args["self"].shape:

@@ -309,12 +309,12 @@ METHOD_POSITIONS = list(_method_position_cases())
 
 
 def test_the_positions_taking_tensors_are_found():
-    assert _tensor_positions(loom.add) == [(0, "self"), (1, "other")]   # from its schema
+    assert _tensor_positions(loom.add) == [(0, "input"), (1, "other")]   # from its schema (self: input)
     assert _tensor_positions(loom.cat) == [(0, "tensors")]
     assert _tensor_positions(loom.nn.functional.linear) == [(0, "input"), (1, "weight"), (2, "bias")]  # names
     assert _tensor_positions(loom.nn.functional.gumbel_softmax) == [(0, "logits")]   # tau=1: a number
     assert _tensor_positions(loom.Tensor.addmm, skip_self=True) == [(0, "mat1"), (1, "mat2")]
-    assert [n for _, n in _positions(loom.div)] == ["self@0", "other@0", "self@1", "other@1"]   # its overloads
+    assert [n for _, n in _positions(loom.div)] == ["input@0", "other@0", "input@1", "other@1"]   # its overloads
 
 
 @pytest.mark.parametrize("fn, where", FUNCTION_POSITIONS)

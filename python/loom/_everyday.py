@@ -60,13 +60,13 @@ def einsum(*args, out=None, equation=None, tensors=None, path=None):
     return _ops.einsum(eq, ops_, path=path, out=out)
 
 
-def tensordot(a=None, b=None, dims=2, dims_other=None, *, out=None, self=None, other=None, dims_self=None):
+def tensordot(a=None, b=None, dims=2, dims_other=None, *, out=None, input=None, other=None, dims_self=None):
     """tensordot(a, b, dims=2): dims an int (a's last dims against b's first), a pair of lists, or a
-    tensor of them, as torch.tensordot; or the schema's tensordot(self, other, dims_self, dims_other)."""
+    tensor of them, as torch.tensordot; or the schema's tensordot(input, other, dims_self, dims_other)."""
     if isinstance(dims_other, Tensor) and out is None:   # torch.tensordot's fourth positional is out
         dims_other, out = None, dims_other
-    if self is not None or other is not None or dims_self is not None or dims_other is not None:
-        return _ops.tensordot(a if self is None else self, b if other is None else other,
+    if input is not None or other is not None or dims_self is not None or dims_other is not None:
+        return _ops.tensordot(a if input is None else input, b if other is None else other,
                               dims if dims_self is None else dims_self, dims_other, out=out)
     return _tensordot(a, b, dims, out)
 

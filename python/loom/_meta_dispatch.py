@@ -64,7 +64,27 @@ def no_rule(name):
 CROSS_DEVICE = ("to_device", "copy_", "to_other")
 
 
+_BY_SCHEMA_NAMES = {}
+
+
+def by_schema_names(fn):
+    """fn (a generated function: its `self` is spelled `input`) called with the schema's names, as the
+    rules pass arguments (args["self"])."""
+    if getattr(fn, "_schema_named", False):
+        return fn
+    hit = _BY_SCHEMA_NAMES.get(fn)
+    if hit is None:
+        def hit(**kw):
+            if "self" in kw:
+                kw["input"] = kw.pop("self")
+            return fn(**kw)
+        hit._schema_named = True
+        _BY_SCHEMA_NAMES[fn] = hit
+    return hit
+
+
 def call(cname, fn, args, out=None, inplace=False):
+    fn = by_schema_names(fn)
     gen = GENERATED.get(cname)
     name = gen[0] if gen else cname
     rule = HAND.get(cname)

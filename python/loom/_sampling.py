@@ -52,9 +52,9 @@ def _like_out(out, dtype, device):
 
 
 @_doc_from(_ops.multinomial)
-def multinomial(self, num_samples, replacement=False, *, generator=None, out=None, seed=None):
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None, seed=None):
     """generator: a loom.Generator to draw from instead of loom.manual_seed's stream."""
-    return _into(out, _ops.multinomial(self, num_samples, replacement, seed=_seed(generator, "multinomial", seed)),
+    return _into(out, _ops.multinomial(input, num_samples, replacement, seed=_seed(generator, "multinomial", seed)),
                  "multinomial")
 
 

@@ -65,26 +65,26 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     return tensor(data, **_like(self, dtype, device), requires_grad=requires_grad)
 
 
-def nonzero(self, *, out=None, as_tuple=False):
-    """as_tuple=True: one 1-D tensor of indices per dim (a 0-d self counts as 1-d), as torch.nonzero."""
+def nonzero(input, *, out=None, as_tuple=False):
+    """as_tuple=True: one 1-D tensor of indices per dim (a 0-d input counts as 1-d), as torch.nonzero."""
     if not as_tuple:
-        return _ops.nonzero(self, out=out)
+        return _ops.nonzero(input, out=out)
     if out is not None:
         raise TypeError("nonzero(): out= is not supported with as_tuple=True")
-    if not isinstance(self, Tensor):
-        raise TypeError(f"nonzero(): argument 'self' (position 1) must be Tensor, not {type(self).__name__}")
-    idx = _ops.nonzero(self.reshape(1) if self.ndim == 0 else self)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"nonzero(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    idx = _ops.nonzero(input.reshape(1) if input.ndim == 0 else input)
     return tuple(idx[:, d].contiguous() for d in range(idx.shape[1]))
 
 
 @takes_tensors("condition")
-def where(condition, self=None, other=None, *, out=None):
+def where(condition, input=None, other=None, *, out=None):
     """where(condition) alone: condition.nonzero(as_tuple=True), as torch.where."""
-    if self is None and other is None:
+    if input is None and other is None:
         return nonzero(condition, as_tuple=True)
-    if self is None or other is None:
+    if input is None or other is None:
         raise TypeError("where() takes a condition alone, or a condition, an input and an other")
-    return _ops.where(condition, self, other, out=out)
+    return _ops.where(condition, input, other, out=out)
 
 
 # the generated functions' documentation first (from ops/*.yaml), then what the wrappers add

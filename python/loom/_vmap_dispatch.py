@@ -29,6 +29,7 @@ def _tensors(v):
 
 
 def call(cname, fn, args, out=None, inplace=False):
+    fn = _meta_dispatch.by_schema_names(fn)
     level = max((_batched.level_of(t) for v in args.values() for t in _tensors(v)), default=0)
     if level == 0 and _meta_dispatch.involved(args):   # the other handle-less operand: a meta tensor
         return _meta_dispatch.call(cname, fn, args, out, inplace)

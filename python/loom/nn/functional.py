@@ -8,11 +8,15 @@ import numpy as np
 
 from .._args import takes_tensors as _takes_tensors   # private: these modules are public namespaces
 from .. import _ops as _L   # the generated ops: _L.linear is loom.linear
+from .._namespaces import nn_functional as _generated   # the ops whose ops/ entries say python_module: nn.functional
 from .._C import lib
 from .._tensor import Tensor
 from ._sparse_embedding import SparseEmbedding
 from ._functional_resize import interpolate, pixel_shuffle, pixel_unshuffle, upsample, upsample_bilinear, \
     upsample_nearest  # noqa: F401  (re-exported: torch.nn.functional has them)
+
+
+globals().update(_generated)   # linear, pad, sigmoid, batch_norm, ...: the ops themselves, no adapter
 
 
 def _reduction(size_average, reduce, reduction):
@@ -31,10 +35,6 @@ def _legacy(size_average, reduce):
 
 
 # ---- linear and convolution ----
-def linear(input, weight, bias=None):
-    return _L.linear(input, weight, bias)
-
-
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if isinstance(input, Tensor) and input.ndim == 3:   # an unbatched (C, H, W) input, as PyTorch accepts
         return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
@@ -95,12 +95,7 @@ def _conv2d_padding_str(input, weight, bias, stride, padding, dilation, groups):
     return _L.conv2d(input, weight, bias, 1, [t // 2 for t in totals], dilation, groups)
 
 
-# ---- padding ----
-def pad(input, pad, mode="constant", value=None):
-    return _L.pad(input, pad, mode, value)
-
-
-# ---- pooling ----
+# ---- pooling (pad: the op) ----
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     stride = [] if stride is None else stride
     if return_indices:
@@ -168,10 +163,6 @@ def relu(input, inplace=False):
     return input.relu_() if inplace else _L.relu(input)
 
 
-def gelu(input, approximate="none"):
-    return _L.gelu(input, approximate=approximate)
-
-
 def silu(input, inplace=False):
     return _inplace(input, "silu") if inplace else _L.silu(input)
 
@@ -195,18 +186,6 @@ def _inplace(input, name, *args):
     if method is not None:
         return method(*args)
     return input.copy_(getattr(_L, name)(input, *args))
-
-
-def softplus(input, beta=1.0, threshold=20.0):
-    return _L.softplus(input, beta, threshold)
-
-
-def sigmoid(input):
-    return _L.sigmoid(input)
-
-
-def tanh(input):
-    return _L.tanh(input)
 
 
 def _softmax_dim(name, ndim, stacklevel=4):
@@ -243,26 +222,6 @@ def hardswish(input, inplace=False):
 
 def mish(input, inplace=False):
     return _inplace(input, "mish") if inplace else _L.mish(input)
-
-
-def logsigmoid(input):
-    return _L.logsigmoid(input)
-
-
-def softsign(input):
-    return _L.softsign(input)
-
-
-def tanhshrink(input):
-    return _L.tanhshrink(input)
-
-
-def glu(input, dim=-1):
-    return _L.glu(input, dim)
-
-
-def prelu(input, weight):
-    return _L.prelu(input, weight)
 
 
 # ---- dropout ----
@@ -308,19 +267,6 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _L.layer_norm(input, list(normalized_shape) if not isinstance(normalized_shape, int)
                          else [normalized_shape], weight, bias, eps)
-
-
-def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    return _L.group_norm(input, num_groups, weight, bias, eps)
-
-
-def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
-                  momentum=0.1, eps=1e-5):
-    return _L.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
-
-
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
-    return _L.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
 # ---- embeddings ----
@@ -459,15 +405,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _L.kl_div(input, target, reduction, log_target=log_target)
 
 
-# ---- distances ----
-def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    return _L.cosine_similarity(x1, x2, dim, eps)
-
-
-def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    return _L.pairwise_distance(x1, x2, p, eps, keepdim)
-
-
+# ---- distances (cosine_similarity, pairwise_distance: the ops) ----
 @_takes_tensors("input", p="float", dim="int", eps="float", out="Tensor")
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     result = _L.normalize(input, p, dim, eps)
