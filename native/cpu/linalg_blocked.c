@@ -26,6 +26,9 @@
 #define LM_BLOCKED_LU_FROM 128
 #define LM_BLOCKED_CHOL_FROM 192
 #define LM_BLOCKED_QR_FROM 96
+#ifndef LM_BLOCKED_SVD_FROM
+#define LM_BLOCKED_SVD_FROM 128
+#endif
 
 #if defined(LM_HAVE_BLAS) && defined(__AVX512F__)
 enum { COL_MAJOR = 102, LEFT = 141, RIGHT = 142, LOWER = 122, NO_TRANS = 111, TRANS = 112, NON_UNIT = 131, UNIT = 132 };
@@ -305,6 +308,212 @@ bool lm_blocked_orgqr(int dtype, int m, int n, int k, void *a, const void *tau) 
     return true;
 }
 
+
+/* SVD, gesdd's algorithm for m >= n when m is not much larger than n (gesdd's path without a
+ * leading QR): the bidiagonal reduction blocked as gebrd's (labrd forms each panel, half its flops
+ * in matrix-vector products; the panel's two rank-nb updates of the trailing matrix go to lm_gemm
+ * as one product of depth 2 nb), bdsdc's divide and conquer for the bidiagonal SVD, and Q and P
+ * applied to its vectors block by block through apply_reflector (ormbr's work). */
+void scipy_slabrd_(const int *m, const int *n, const int *nb, float *a, const int *lda, float *d, float *e,
+                   float *tauq, float *taup, float *x, const int *ldx, float *y, const int *ldy);
+void scipy_dlabrd_(const int *m, const int *n, const int *nb, double *a, const int *lda, double *d, double *e,
+                   double *tauq, double *taup, double *x, const int *ldx, double *y, const int *ldy);
+void scipy_sgebd2_(const int *m, const int *n, float *a, const int *lda, float *d, float *e, float *tauq, float *taup,
+                   float *work, int *info);
+void scipy_dgebd2_(const int *m, const int *n, double *a, const int *lda, double *d, double *e, double *tauq,
+                   double *taup, double *work, int *info);
+void scipy_sbdsdc_(const char *uplo, const char *compq, const int *n, float *d, float *e, float *u, const int *ldu,
+                   float *vt, const int *ldvt, float *q, int *iq, float *work, int *iwork, int *info, lm_flen,
+                   lm_flen);
+void scipy_dbdsdc_(const char *uplo, const char *compq, const int *n, double *d, double *e, double *u,
+                   const int *ldu, double *vt, const int *ldvt, double *q, int *iq, double *work, int *iwork,
+                   int *info, lm_flen, lm_flen);
+
+/* gebrd's panel width and the columns left to gebd2 at the end */
+enum { BRD_NB = 32, BRD_NX = 128 };
+
+/* gebrd of the column-major m x n matrix A (m >= n, leading dim m). x (m x nb), y (n x nb), l
+ * (n x 2 nb) and r (2 nb x m) are scratch. */
+static void bidiagonalize(int dt, int m, int n, char *A, char *d, char *e, char *tq, char *tp, char *x, char *y,
+                          char *l, char *r) {
+    size_t es = lm_itemsize(dt);
+    int lda = m, i = 0, nb = BRD_NB, info;
+    for (; n - i > BRD_NX && n - i > nb; i += nb) {
+        int mi = m - i, ni = n - i, rows = mi - nb, cols = ni - nb;
+        char *aii = A + ((int64_t)i * lda + i) * es;
+        if (dt == LM_FLOAT64)
+            scipy_dlabrd_(&mi, &ni, &nb, (double *)aii, &lda, (double *)d + i, (double *)e + i, (double *)tq + i,
+                          (double *)tp + i, (double *)x, &lda, (double *)y, &n);
+        else
+            scipy_slabrd_(&mi, &ni, &nb, (float *)aii, &lda, (float *)d + i, (float *)e + i, (float *)tq + i,
+                          (float *)tp + i, (float *)x, &lda, (float *)y, &n);
+        /* A22 -= V Y2^T + X2 U with V = A(i+nb:, i:i+nb), U = A(i:i+nb, i+nb:) (labrd leaves the
+         * unit entries of both in place), as the row-major A22^T += -[Y2 | U^T] [V | X2]^T */
+        const char *v = aii + (int64_t)nb * es, *u = aii + (int64_t)nb * lda * es;
+        for (int c = 0; c < cols; c++)
+            for (int k = 0; k < nb; k++) {
+                if (dt == LM_FLOAT64) {
+                    ((double *)l)[c * 2 * nb + k] = -((const double *)y)[nb + c + (int64_t)k * n];
+                    ((double *)l)[c * 2 * nb + nb + k] = -((const double *)u)[k + (int64_t)c * lda];
+                } else {
+                    ((float *)l)[c * 2 * nb + k] = -((const float *)y)[nb + c + (int64_t)k * n];
+                    ((float *)l)[c * 2 * nb + nb + k] = -((const float *)u)[k + (int64_t)c * lda];
+                }
+            }
+        for (int k = 0; k < nb; k++) {
+            memcpy(r + (int64_t)k * rows * es, v + (int64_t)k * lda * es, (size_t)rows * es);
+            memcpy(r + (int64_t)(nb + k) * rows * es, x + ((int64_t)k * lda + nb) * es, (size_t)rows * es);
+        }
+        lm_gemm(dt, cols, rows, 2 * nb, (lm_mat){l, 2 * nb, 1}, (lm_mat){r, rows, 1},
+                aii + ((int64_t)nb * lda + nb) * es, lda, true);
+        for (int j = i; j < i + nb; j++) {   /* the diagonal and superdiagonal labrd set to one */
+            if (dt == LM_FLOAT64) {
+                ((double *)A)[(int64_t)j * lda + j] = ((double *)d)[j];
+                ((double *)A)[(int64_t)(j + 1) * lda + j] = ((double *)e)[j];
+            } else {
+                ((float *)A)[(int64_t)j * lda + j] = ((float *)d)[j];
+                ((float *)A)[(int64_t)(j + 1) * lda + j] = ((float *)e)[j];
+            }
+        }
+    }
+    int mi = m - i, ni = n - i;
+    char *aii = A + ((int64_t)i * lda + i) * es;
+    if (dt == LM_FLOAT64)
+        scipy_dgebd2_(&mi, &ni, (double *)aii, &lda, (double *)d + i, (double *)e + i, (double *)tq + i,
+                      (double *)tp + i, (double *)x, &info);
+    else
+        scipy_sgebd2_(&mi, &ni, (float *)aii, &lda, (float *)d + i, (float *)e + i, (float *)tq + i, (float *)tp + i,
+                      (float *)x, &info);
+}
+
+bool lm_blocked_svd_takes(int dt, int m, int n) {
+    return (dt == LM_FLOAT32 || dt == LM_FLOAT64) && m >= n && n >= LM_BLOCKED_SVD_FROM && 6 * (int64_t)m < 11 * (int64_t)n;
+}
+
+typedef struct {
+    int dt, m, n, ucols, info;
+    bool uv, formed;
+    char *a, *s, *e, *tq, *tp, *work, *ub, *vbt, *q, *pp;
+    int *iwork;
+} svd_job;
+
+/* the bidiagonal's singular values into s, its vectors (with uv) into ub and vbt (n x n each) */
+static void bidiagonal_svd(svd_job *J) {
+    int one = 1;
+    const char *compq = J->uv ? "I" : "N";
+    const int *ld = J->uv ? &J->n : &one;
+    if (J->dt == LM_FLOAT64)
+        scipy_dbdsdc_("U", compq, &J->n, (double *)J->s, (double *)J->e, (double *)J->ub, ld, (double *)J->vbt, ld,
+                      NULL, NULL, (double *)J->work, J->iwork, &J->info, 1, 1);
+    else
+        scipy_sbdsdc_("U", compq, &J->n, (float *)J->s, (float *)J->e, (float *)J->ub, ld, (float *)J->vbt, ld, NULL,
+                      NULL, (float *)J->work, J->iwork, &J->info, 1, 1);
+}
+
+/* Q's first ucols columns into q (m x ucols) and P's trailing (n-1) x (n-1) block into pp, by
+ * the blocked orgqr: P's n - 1 reflectors lie in A's rows right of the superdiagonal, so pp
+ * holds them transposed (pp(r, j) = A(j, r + 1)), geqrf's layout. */
+static bool form_q_p(svd_job *J) {
+    size_t es = lm_itemsize(J->dt);
+    int64_t M = J->m, N = J->n;
+    memcpy(J->q, J->a, (size_t)(M * N) * es);
+    for (int64_t j = 0; j < N - 1; j++)
+        for (int64_t r = j + 1; r < N - 1; r++) memcpy(J->pp + (j * (N - 1) + r) * es, J->a + ((r + 1) * M + j) * es, es);
+    return lm_blocked_orgqr(J->dt, J->m, J->ucols, J->n, J->q, J->tq) &&
+           lm_blocked_orgqr(J->dt, J->n - 1, J->n - 1, J->n - 1, J->pp, J->tp);
+}
+
+/* With two threads, bdsdc (serial, about as long as the reduction) on one and Q and P formed on
+ * the other: the back-transformations are then two plain products over both threads, not
+ * ormbr's narrow block updates. */
+static void svd_part(int t, int nt, void *ctx) {
+    svd_job *J = ctx;
+    if (t == 0) bidiagonal_svd(J);
+    else if (t == 1) J->formed = form_q_p(J);
+}
+
+static void set_one(int dt, char *p) {
+    if (dt == LM_FLOAT64) *(double *)p = 1;
+    else *(float *)p = 1;
+}
+
+/* U = Q [Ub 0; 0 I] and V = P Vb by the block reflectors in place (one thread's way: forming Q
+ * and P would cost a third more flops) */
+static void apply_q_p(svd_job *J, char *U, char *V, char *at, const qr_scratch *S) {
+    int dt = J->dt, m = J->m, n = J->n, lda = m;
+    size_t es = lm_itemsize(dt);
+    int64_t M = m, N = n;
+    for (int64_t c = 0; c < J->ucols; c++) {
+        if (c < N) memcpy(U + c * M * es, J->ub + c * N * es, (size_t)N * es);
+        int64_t from = c < N ? N : 0;
+        memset(U + (c * M + from) * es, 0, (size_t)(M - from) * es);
+        if (c >= N) set_one(dt, U + (c * M + c) * es);
+    }
+    for (int s0 = (n - 1) / NB * NB; s0 >= 0; s0 -= NB) {
+        int kb = n - s0 < NB ? n - s0 : NB, rows = m - s0;
+        char *ass = J->a + ((int64_t)s0 * lda + s0) * es;
+        block_reflector(dt, rows, kb, ass, lda, J->tq + (size_t)s0 * es, S->t);
+        apply_reflector(dt, false, rows, J->ucols, kb, ass, lda, U + (size_t)s0 * es, S);
+    }
+    /* Vb = (Vb^T)^T, and P's reflectors as columns of at (at(c, r) = A(r, c)) below its
+     * subdiagonal: geqrf's layout from at(1, 0) on */
+    for (int64_t c = 0; c < N; c++)
+        for (int64_t i = 0; i < N; i++) memcpy(V + (c * N + i) * es, J->vbt + (i * N + c) * es, es);
+    for (int64_t c = 0; c < N; c++)
+        for (int64_t i = c + 1; i < N; i++) memcpy(at + (c * N + i) * es, J->a + (i * M + c) * es, es);
+    for (int s0 = (n - 2) / NB * NB; n > 1 && s0 >= 0; s0 -= NB) {
+        int kb = n - 1 - s0 < NB ? n - 1 - s0 : NB, rows = n - 1 - s0;
+        char *vss = at + ((int64_t)s0 * N + s0 + 1) * es;
+        block_reflector(dt, rows, kb, vss, n, J->tp + (size_t)s0 * es, S->t);
+        apply_reflector(dt, false, rows, n, kb, vss, n, V + (size_t)(s0 + 1) * es, S);
+    }
+}
+
+bool lm_blocked_svd(int dt, int m, int n, void *a, void *s, bool compute_uv, int ucols, void *u, void *v, int *info) {
+    if (!lm_blocked_svd_takes(dt, m, n)) return false;
+    size_t es = lm_itemsize(dt);
+    int64_t M = m, N = n, nb2 = 2 * BRD_NB, wide = ucols > n ? ucols : n;
+    int nt = compute_uv && lm_get_num_threads() > 1 ? 2 : 1;
+    /* e, tauq, taup (n each); labrd's x, y and the update's l, r; bdsdc's work (3n^2 + 4n), Ub
+     * and Vb^T (n x n each), and with vectors either Q (m x ucols) and P's block ((n-1)^2) or
+     * P's reflectors transposed (n x n) */
+    size_t count = 3 * N + M * BRD_NB + N * BRD_NB + N * nb2 + nb2 * M + 3 * N * N + 4 * N +
+                   (compute_uv ? 2 * N * N + (nt > 1 ? M * ucols + (N - 1) * (N - 1) : N * N) : 0);
+    char *p = malloc(es * count + sizeof(int) * 8 * N);
+    qr_scratch S = {0};
+    if (!p || (compute_uv && !qr_scratch_new(es, M, wide, &S))) {
+        free(p);
+        return false;
+    }
+    svd_job J = {.dt = dt, .m = m, .n = n, .ucols = ucols, .uv = compute_uv, .a = a, .s = s};
+    J.e = p, J.tq = J.e + N * es, J.tp = J.tq + N * es;
+    char *x = J.tp + N * es, *y = x + M * BRD_NB * es, *l = y + N * BRD_NB * es, *r = l + N * nb2 * es;
+    J.work = r + nb2 * M * es, J.ub = J.work + (3 * N * N + 4 * N) * es;
+    J.vbt = J.ub + (compute_uv ? N * N : 0) * es, J.q = J.vbt + (compute_uv ? N * N : 0) * es;
+    J.pp = J.q + (compute_uv && nt > 1 ? M * ucols : 0) * es;
+    J.iwork = (int *)(p + es * count);
+    int token = lm_gemm_serial_begin();
+    bidiagonalize(dt, m, n, J.a, J.s, J.e, J.tq, J.tp, x, y, l, r);
+    if (nt > 1) lm_gemm_threads(nt, false, svd_part, &J);
+    else bidiagonal_svd(&J);
+    *info = J.info;
+    if (compute_uv && J.info == 0 && J.formed) {
+        /* U = Q(:, :n) Ub beside Q's other columns, and V = [1 0; 0 P'] Vb, as row-major products
+         * of the transposes */
+        lm_gemm(dt, N, M, N, (lm_mat){J.ub, N, 1}, (lm_mat){J.q, M, 1}, u, M, false);
+        memcpy((char *)u + M * N * es, J.q + M * N * es, (size_t)(M * (ucols - N)) * es);
+        for (int64_t c = 0; c < N; c++) memcpy((char *)v + c * N * es, J.vbt + c * es, es);
+        lm_gemm(dt, N, N - 1, N - 1, (lm_mat){J.vbt + N * es, 1, N}, (lm_mat){J.pp, N - 1, 1}, (char *)v + es, N,
+                false);
+    } else if (compute_uv && J.info == 0) {
+        apply_q_p(&J, u, v, J.q, &S);
+    }
+    lm_gemm_serial_end(token);
+    free(p);
+    free(S.v);
+    return true;
+}
+
 #else
 bool lm_blocked_getrf(int dtype, int m, int n, void *a, int *ipiv, int *info) {
     (void)dtype, (void)m, (void)n, (void)a, (void)ipiv, (void)info;
@@ -323,6 +532,16 @@ bool lm_blocked_geqrf(int dtype, int m, int n, void *a, void *tau) {
 
 bool lm_blocked_orgqr(int dtype, int m, int n, int k, void *a, const void *tau) {
     (void)dtype, (void)m, (void)n, (void)k, (void)a, (void)tau;
+    return false;
+}
+
+bool lm_blocked_svd_takes(int dt, int m, int n) {
+    (void)dt, (void)m, (void)n;
+    return false;
+}
+
+bool lm_blocked_svd(int dt, int m, int n, void *a, void *s, bool compute_uv, int ucols, void *u, void *v, int *info) {
+    (void)dt, (void)m, (void)n, (void)a, (void)s, (void)compute_uv, (void)ucols, (void)u, (void)v, (void)info;
     return false;
 }
 #endif

@@ -21,4 +21,14 @@ bool lm_blocked_geqrf(int dtype, int m, int n, void *a, void *tau);
  * and tau; false (a untouched) where it does not take them. */
 bool lm_blocked_orgqr(int dtype, int m, int n, int k, void *a, const void *tau);
 
+/* gesdd's results for the column-major m x n matrix a (m >= n, leading dim m; destroyed): the
+ * singular values s (n, descending), LAPACK's info (bdsdc's), and with compute_uv the left
+ * vectors u (m x ucols, ucols n or m, leading dim m) and the right ones v (n x n, leading dim n:
+ * V itself, the transpose of gesdd's VT). false (nothing written) where it does not take the
+ * matrix: the caller runs gesdd. */
+bool lm_blocked_svd(int dtype, int m, int n, void *a, void *s, bool compute_uv, int ucols, void *u, void *v, int *info);
+
+/* whether lm_blocked_svd takes an m x n matrix (m >= n) of dtype */
+bool lm_blocked_svd_takes(int dtype, int m, int n);
+
 #endif
