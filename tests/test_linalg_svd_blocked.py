@@ -136,3 +136,21 @@ def test_gradient_matches_torch(threads):
     loss(loom, x).backward()
     loss(torch, tx).backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-7, atol=1e-8)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200])
+def test_tiny_and_huge_norms_are_scaled(scale):
+    """gesdd's scaling into [smlnum, bignum]: the values keep their full precision"""
+    A = np.random.default_rng(2).standard_normal((200, 180))
+    U, S, Vh = (x.numpy() for x in LA.svd(loom.tensor(A * scale), full_matrices=False))
+    ref = np.linalg.svd(A, compute_uv=False)
+    np.testing.assert_allclose(S / scale, ref, rtol=1e-12)
+    np.testing.assert_allclose((U * (S / scale)) @ Vh, A, atol=1e-12)
+
+
+def test_nan_input_raises_as_gesdd():
+    A = np.random.default_rng(4).standard_normal((200, 200))
+    A[3, 5] = np.nan
+    for f in (LA.svd, LA.svdvals):
+        with pytest.raises(LA.LinAlgError):
+            f(loom.tensor(A))

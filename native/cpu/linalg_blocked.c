@@ -14,6 +14,8 @@
  * OpenBLAS runs single-threaded throughout (lm_gemm_serial_begin), its calls split over loom's
  * threads where they are big enough: with its own pool busy-waiting beside loom's OpenMP threads,
  * a threaded OpenBLAS getrf of 512x512 took 50-140 ms instead of 2 on a loaded two-core machine. */
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include "gemm.h"
 #include "lapack.h"
@@ -329,6 +331,25 @@ void scipy_dbdsdc_(const char *uplo, const char *compq, const int *n, double *d,
                    const int *ldu, double *vt, const int *ldvt, double *q, int *iq, double *work, int *iwork,
                    int *info, lm_flen, lm_flen);
 
+float scipy_slange_(const char *norm, const int *m, const int *n, const float *a, const int *lda, float *work,
+                    lm_flen);
+double scipy_dlange_(const char *norm, const int *m, const int *n, const double *a, const int *lda, double *work,
+                     lm_flen);
+void scipy_slascl_(const char *type, const int *kl, const int *ku, const float *cfrom, const float *cto, const int *m,
+                   const int *n, float *a, const int *lda, int *info, lm_flen);
+void scipy_dlascl_(const char *type, const int *kl, const int *ku, const double *cfrom, const double *cto,
+                   const int *m, const int *n, double *a, const int *lda, int *info, lm_flen);
+
+/* a (m x n, leading dim lda) times cto / cfrom, as LAPACK scales without over- or underflow */
+static void rescale(int dt, double cfrom, double cto, int m, int n, char *a, int lda) {
+    int zero = 0, info;
+    if (dt == LM_FLOAT64) scipy_dlascl_("G", &zero, &zero, &cfrom, &cto, &m, &n, (double *)a, &lda, &info, 1);
+    else {
+        float f = (float)cfrom, t = (float)cto;
+        scipy_slascl_("G", &zero, &zero, &f, &t, &m, &n, (float *)a, &lda, &info, 1);
+    }
+}
+
 /* gebrd's panel width and the columns left to gebd2 at the end */
 enum { BRD_NB = 32, BRD_NX = 128 };
 
@@ -492,11 +513,26 @@ bool lm_blocked_svd(int dt, int m, int n, void *a, void *s, bool compute_uv, int
     J.vbt = J.ub + (compute_uv ? N * N : 0) * es, J.q = J.vbt + (compute_uv ? N * N : 0) * es;
     J.pp = J.q + (compute_uv && nt > 1 ? M * ucols : 0) * es;
     J.iwork = (int *)(p + es * count);
+    /* gesdd's guards: info -4 for a NaN, and a norm outside [smlnum, bignum] scaled into it
+     * (and the singular values back) */
+    double anrm = dt == LM_FLOAT64 ? scipy_dlange_("M", &m, &n, (const double *)a, &m, NULL, 1)
+                                   : scipy_slange_("M", &m, &n, (const float *)a, &m, NULL, 1);
+    double smlnum = dt == LM_FLOAT64 ? sqrt(DBL_MIN) / DBL_EPSILON : sqrt(FLT_MIN) / FLT_EPSILON, scaled = 0;
+    if (anrm != anrm) {
+        *info = -4;
+        free(p);
+        free(S.v);
+        return true;
+    }
+    if (anrm > 0 && anrm < smlnum) scaled = smlnum;
+    else if (anrm > 1 / smlnum) scaled = 1 / smlnum;
+    if (scaled) rescale(dt, anrm, scaled, m, n, a, m);
     int token = lm_gemm_serial_begin();
     bidiagonalize(dt, m, n, J.a, J.s, J.e, J.tq, J.tp, x, y, l, r);
     if (nt > 1) lm_gemm_threads(nt, false, svd_part, &J);
     else bidiagonal_svd(&J);
     *info = J.info;
+    if (scaled) rescale(dt, scaled, anrm, n, 1, s, n);
     if (compute_uv && J.info == 0 && J.formed) {
         /* U = Q(:, :n) Ub beside Q's other columns, and V = [1 0; 0 P'] Vb, as row-major products
          * of the transposes */
