@@ -353,16 +353,129 @@ static void rescale(int dt, double cfrom, double cto, int m, int n, char *a, int
 /* gebrd's panel width and the columns left to gebd2 at the end */
 enum { BRD_NB = 32, BRD_NX = 128 };
 
+void scipy_sgemv_(const char *trans, const int *m, const int *n, const float *alpha, const float *a, const int *lda,
+                  const float *x, const int *incx, const float *beta, float *y, const int *incy, lm_flen);
+void scipy_dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *a, const int *lda,
+                  const double *x, const int *incx, const double *beta, double *y, const int *incy, lm_flen);
+void scipy_slarfg_(const int *n, float *alpha, float *x, const int *incx, float *tau);
+void scipy_dlarfg_(const int *n, double *alpha, double *x, const int *incx, double *tau);
+void scipy_sscal_(const int *n, const float *a, float *x, const int *incx);
+void scipy_dscal_(const int *n, const double *a, double *x, const int *incx);
+
+/* labrd's two products with the whole trailing matrix (y = A^T v and x = A u, a quarter of the
+ * reduction's flops each, memory-bound) split by columns over loom's threads, each thread on the
+ * same columns in both: its share stays in its own core's cache. A^T v writes its own part of y;
+ * for A u each thread but the first sums into a scratch column, added up after. */
+enum { GEMV_SPLIT_FROM = 1 << 15 };   /* elements of A */
+
+typedef struct {
+    int dt, m, n, lda, incx;
+    bool trans;
+    const char *a, *x;
+    char *y, *part;   /* part: (threads - 1) columns of m */
+} gemv_job;
+
+static void gemv_part(int t, int nt, void *ctx) {
+    const gemv_job *G = ctx;
+    int lo = (int)((int64_t)G->n * t / nt), hi = (int)((int64_t)G->n * (t + 1) / nt), cols = hi - lo, one = 1;
+    size_t es = lm_itemsize(G->dt);
+    const char *a = G->a + (size_t)lo * G->lda * es, *x = G->trans ? G->x : G->x + (size_t)lo * G->incx * es;
+    char *y = G->trans ? G->y + (size_t)lo * es : t == 0 ? G->y : G->part + (size_t)(t - 1) * G->m * es;
+    if (cols <= 0) {
+        if (!G->trans && t > 0) memset(y, 0, (size_t)G->m * es);
+        return;
+    }
+    if (G->dt == LM_FLOAT64) {
+        const double o = 1, z = 0;
+        scipy_dgemv_(G->trans ? "T" : "N", &G->m, &cols, &o, (const double *)a, &G->lda, (const double *)x, &G->incx,
+                     &z, (double *)y, &one, 1);
+    } else {
+        const float o = 1, z = 0;
+        scipy_sgemv_(G->trans ? "T" : "N", &G->m, &cols, &o, (const float *)a, &G->lda, (const float *)x, &G->incx,
+                     &z, (float *)y, &one, 1);
+    }
+}
+
+/* y = op(A) x, A m x n (leading dim lda), over nt threads where A is big enough */
+static void split_gemv(int dt, bool trans, int m, int n, const char *a, int lda, const char *x, int incx, char *y,
+                       int nt, char *part) {
+    if ((int64_t)m * n < GEMV_SPLIT_FROM || m <= 0 || n < 2 * nt) nt = 1;
+    gemv_job G = {dt, m, n, lda, incx, trans, a, x, y, part};
+    int used = nt > 1 ? lm_gemm_threads(nt, false, gemv_part, &G) : (gemv_part(0, 1, &G), 1);
+    size_t es = lm_itemsize(dt);
+    for (int t = 1; !trans && t < used; t++) {
+        if (dt == LM_FLOAT64)
+            for (int i = 0; i < m; i++) ((double *)y)[i] += ((const double *)part)[(size_t)(t - 1) * m + i];
+        else
+            for (int i = 0; i < m; i++) ((float *)y)[i] += ((const float *)part)[(size_t)(t - 1) * m + i];
+    }
+    (void)es;
+}
+
+/* LAPACK's labrd for m >= n (the same sequence of products, reflectors and scalings), its two
+ * big products through split_gemv; part: scratch of (nt - 1) m elements. */
+#define LABRD(T, P)                                                                                                 \
+    static void labrd_##P(int m, int n, int nb, T *a, int lda, T *d, T *e, T *tauq, T *taup, T *x, int ldx, T *y,   \
+                          int ldy, int nt, char *part) {                                                            \
+        const T one = 1, mone = -1, zero = 0;                                                                       \
+        const int i1 = 1;                                                                                           \
+        for (int i = 0; i < nb; i++) {                                                                              \
+            int mi = m - i, ni = n - i - 1, mi1 = m - i - 1, ip1 = i + 1;                                           \
+            T *aii = a + (int64_t)i * lda + i;                                                                      \
+            /* A(i:m, i) -= A(i:m, 0:i) Y(i, 0:i)^T + X(i:m, 0:i) A(0:i, i) */                                      \
+            scipy_##P##gemv_("N", &mi, &i, &mone, a + i, &lda, y + i, &ldy, &one, aii, &i1, 1);                     \
+            scipy_##P##gemv_("N", &mi, &i, &mone, x + i, &ldx, a + (int64_t)i * lda, &i1, &one, aii, &i1, 1);      \
+            int below = mi, next = i + 1 < m ? i + 1 : m - 1;                                                       \
+            scipy_##P##larfg_(&below, aii, a + (int64_t)i * lda + next, &i1, tauq + i);                             \
+            d[i] = *aii;                                                                                            \
+            if (i >= n - 1) continue;                                                                               \
+            *aii = 1;                                                                                               \
+            T *yi = y + (int64_t)i * ldy, *xi = x + (int64_t)i * ldx, *ai1 = aii + lda;                             \
+            split_gemv(LM_DT_##P, true, mi, ni, (const char *)ai1, lda, (const char *)aii, 1, (char *)(yi + i + 1), \
+                       nt, part);                                                                                   \
+            scipy_##P##gemv_("T", &mi, &i, &one, a + i, &lda, aii, &i1, &zero, yi, &i1, 1);                         \
+            scipy_##P##gemv_("N", &ni, &i, &mone, y + i + 1, &ldy, yi, &i1, &one, yi + i + 1, &i1, 1);              \
+            scipy_##P##gemv_("T", &mi, &i, &one, x + i, &ldx, aii, &i1, &zero, yi, &i1, 1);                         \
+            scipy_##P##gemv_("T", &i, &ni, &mone, a + (int64_t)(i + 1) * lda, &lda, yi, &i1, &one, yi + i + 1, &i1, \
+                             1);                                                                                    \
+            scipy_##P##scal_(&ni, tauq + i, yi + i + 1, &i1);                                                       \
+            /* A(i, i+1:n) -= Y(i+1:n, 0:i+1) A(i, 0:i+1)^T + A(0:i, i+1:n)^T X(i, 0:i)^T */                        \
+            scipy_##P##gemv_("N", &ni, &ip1, &mone, y + i + 1, &ldy, a + i, &lda, &one, ai1, &lda, 1);              \
+            scipy_##P##gemv_("T", &i, &ni, &mone, a + (int64_t)(i + 1) * lda, &lda, x + i, &ldx, &one, ai1, &lda,   \
+                             1);                                                                                    \
+            int right = n - i - 1, next2 = i + 2 < n ? i + 2 : n - 1;                                               \
+            scipy_##P##larfg_(&right, ai1, a + (int64_t)next2 * lda + i, &lda, taup + i);                           \
+            e[i] = *ai1;                                                                                            \
+            *ai1 = 1;                                                                                               \
+            split_gemv(LM_DT_##P, false, mi1, ni, (const char *)(ai1 + 1), lda, (const char *)ai1, lda,             \
+                       (char *)(xi + i + 1), nt, part);                                                             \
+            scipy_##P##gemv_("T", &ni, &ip1, &one, y + i + 1, &ldy, ai1, &lda, &zero, xi, &i1, 1);                  \
+            scipy_##P##gemv_("N", &mi1, &ip1, &mone, a + i + 1, &lda, xi, &i1, &one, xi + i + 1, &i1, 1);           \
+            scipy_##P##gemv_("N", &i, &ni, &one, a + (int64_t)(i + 1) * lda, &lda, ai1, &lda, &zero, xi, &i1, 1);   \
+            scipy_##P##gemv_("N", &mi1, &i, &mone, x + i + 1, &ldx, xi, &i1, &one, xi + i + 1, &i1, 1);             \
+            scipy_##P##scal_(&mi1, taup + i, xi + i + 1, &i1);                                                      \
+        }                                                                                                           \
+    }
+enum { LM_DT_s = LM_FLOAT32, LM_DT_d = LM_FLOAT64 };
+LABRD(float, s)
+LABRD(double, d)
+
 /* gebrd of the column-major m x n matrix A (m >= n, leading dim m). x (m x nb), y (n x nb), l
  * (n x 2 nb) and r (2 nb x m) are scratch. */
 static void bidiagonalize(int dt, int m, int n, char *A, char *d, char *e, char *tq, char *tp, char *x, char *y,
-                          char *l, char *r) {
+                          char *l, char *r, int nt, char *part) {
     size_t es = lm_itemsize(dt);
     int lda = m, i = 0, nb = BRD_NB, info;
     for (; n - i > BRD_NX && n - i > nb; i += nb) {
         int mi = m - i, ni = n - i, rows = mi - nb, cols = ni - nb;
         char *aii = A + ((int64_t)i * lda + i) * es;
-        if (dt == LM_FLOAT64)
+        if (nt > 1 && dt == LM_FLOAT64)
+            labrd_d(mi, ni, nb, (double *)aii, lda, (double *)d + i, (double *)e + i, (double *)tq + i,
+                    (double *)tp + i, (double *)x, lda, (double *)y, n, nt, part);
+        else if (nt > 1)
+            labrd_s(mi, ni, nb, (float *)aii, lda, (float *)d + i, (float *)e + i, (float *)tq + i, (float *)tp + i,
+                    (float *)x, lda, (float *)y, n, nt, part);
+        else if (dt == LM_FLOAT64)
             scipy_dlabrd_(&mi, &ni, &nb, (double *)aii, &lda, (double *)d + i, (double *)e + i, (double *)tq + i,
                           (double *)tp + i, (double *)x, &lda, (double *)y, &n);
         else
@@ -528,7 +641,10 @@ bool lm_blocked_svd(int dt, int m, int n, void *a, void *s, bool compute_uv, int
     else if (anrm > 1 / smlnum) scaled = 1 / smlnum;
     if (scaled) rescale(dt, anrm, scaled, m, n, a, m);
     int token = lm_gemm_serial_begin();
-    bidiagonalize(dt, m, n, J.a, J.s, J.e, J.tq, J.tp, x, y, l, r);
+    int brd_nt = lm_get_num_threads();
+    char *part = brd_nt > 1 ? malloc(es * (size_t)(brd_nt - 1) * M) : NULL;
+    bidiagonalize(dt, m, n, J.a, J.s, J.e, J.tq, J.tp, x, y, l, r, part ? brd_nt : 1, part);
+    free(part);
     if (nt > 1) lm_gemm_threads(nt, false, svd_part, &J);
     else bidiagonal_svd(&J);
     *info = J.info;
