@@ -1,7 +1,8 @@
-/* Right-looking blocked getrf, potrf, geqrf and orgqr: LAPACK's own algorithms, with OpenBLAS
- * factoring each panel (getrf on a tall panel, potrf on a diagonal block, geqr2/org2r) and doing
- * the swaps (laswp), triangular solves and products (trsm, trmm) and block reflectors (larft),
- * and lm_gemm doing the trailing updates, which hold nearly all the flops.
+/* Right-looking blocked getrf, potrf, geqrf and orgqr (and gesdd's SVD, further down): LAPACK's
+ * own algorithms, with OpenBLAS factoring each panel (getrf on a tall panel, potrf on a diagonal
+ * block, geqr2/org2r) and doing the swaps (laswp), triangular solves and products (trsm, trmm)
+ * and block reflectors (larft), and lm_gemm doing the trailing updates, which hold nearly all the
+ * flops.
  *
  * Why: this machine's environment holds OpenBLAS, and so its LAPACK, to AVX2 kernels
  * (OPENBLAS_CORETYPE=Haswell), while loom's own AVX-512 GEMM runs about twice as fast; a 512x512
@@ -470,7 +471,7 @@ typedef struct {
 
 static void gemv_part(int t, int nt, void *ctx) {
     const gemv_job *G = ctx;
-    int lo = (int)((int64_t)G->n * t / nt), hi = (int)((int64_t)G->n * (t + 1) / nt), cols = hi - lo, one = 1;
+    int lo = (int)((int64_t)G->n * t / nt), hi = (int)((int64_t)G->n * (t + 1) / nt), cols = hi - lo;
     size_t es = lm_itemsize(G->dt);
     const char *a = G->a + (size_t)lo * G->lda * es, *x = G->trans ? G->x : G->x + (size_t)lo * G->incx * es;
     char *y = G->trans ? G->y + (size_t)lo * es : t == 0 ? G->y : G->part + (size_t)(t - 1) * G->m * es;

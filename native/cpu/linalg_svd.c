@@ -1,5 +1,7 @@
 /* Singular value decomposition (LAPACK gesdd, divide and conquer; real matrices of at most
- * LM_LA_SMALL rows, no more columns than rows, by loom's one-sided Jacobi): the singular values
+ * LM_LA_SMALL rows, no more columns than rows, by loom's one-sided Jacobi; real ones from
+ * LM_BLOCKED_SVD_FROM rows and columns by gesdd's algorithm with loom's kernels in
+ * linalg_blocked.c): the singular values
  * are real (float32 for complex64), U and Vh of A's dtype. Non-convergence is reported through
  * info; linalg.svd raises LinAlgError from it on the Python side. */
 #include "lapack.h"
