@@ -321,7 +321,8 @@ bool lm_blocked_orgqr(int dtype, int m, int n, int k, void *a, const void *tau) 
  * updates of the trailing matrix go to lm_gemm as one product of depth 2 nb), bdsdc's divide and
  * conquer for the bidiagonal SVD, and Q and P applied to its vectors block by block through
  * apply_reflector (ormbr's work) or, on two threads, formed beside bdsdc and multiplied in.
- * Measured on one thread (512 x 512 float64, values and vectors): 76 ms by gesdd, 50 by this. */
+ * On one thread (512 x 512 float64, values and vectors, a shared machine) it took 18-35% less
+ * time than gesdd; values alone 20%; float32 20%. */
 void scipy_sgebd2_(const int *m, const int *n, float *a, const int *lda, float *d, float *e, float *tauq, float *taup,
                    float *work, int *info);
 void scipy_dgebd2_(const int *m, const int *n, double *a, const int *lda, double *d, double *e, double *tauq,
