@@ -1,8 +1,11 @@
 /* Singular value decomposition (LAPACK gesdd, divide and conquer; real matrices of at most
- * LM_LA_SMALL rows, no more columns than rows, by loom's one-sided Jacobi): the singular values
+ * LM_LA_SMALL rows, no more columns than rows, by loom's one-sided Jacobi; real ones from
+ * LM_BLOCKED_SVD_FROM rows and columns by gesdd's algorithm with loom's kernels in
+ * linalg_blocked.c): the singular values
  * are real (float32 for complex64), U and Vh of A's dtype. Non-convergence is reported through
  * info; linalg.svd raises LinAlgError from it on the Python side. */
 #include "lapack.h"
+#include "linalg_blocked.h"
 #include "linalg_small.h"
 #include "loom_ops.h"
 
@@ -48,6 +51,33 @@ static bool jacobi(svd_job *j, int64_t b, char *a, char *work) {
     return true;
 }
 
+/* Large real matrices by lm_blocked_svd (loom's GEMM for the blocked parts), on A^T for wide
+ * ones: A = V' S U'^T from A^T = U' S V'^T. Its V (not V^T) is Vh's row-major layout as it stands,
+ * and its U^T the wide case's Vh. False when it declines (the caller runs gesdd). */
+static bool blocked(svd_job *j, int64_t b, char *a, char *u, char *vt, char *s) {
+    bool wide = j->m < j->n;
+    int dt = j->A->dtype, m = (int)(wide ? j->n : j->m), n = (int)(wide ? j->m : j->n), info = 0;
+    if (!lm_blocked_svd_takes(dt, m, n)) return false;
+    size_t es = lm_itemsize(dt);
+    int ucols = j->full ? m : n;
+    /* the tall problem's u (m x ucols) and v (n x n) fit vt's and u's buffers when wide */
+    char *bu = wide ? vt : u, *bv = wide ? u : vt;
+    if (wide) lm_la_load_rows(j->A, j->A->ndim - 2, b, a);
+    else lm_la_load(j->A, j->A->ndim - 2, b, a, j->m);
+    if (!lm_blocked_svd(dt, m, n, a, s, j->compute_uv, ucols, bu, bv, &info)) return false;
+    ((int32_t *)lm_bytes(j->info))[b] = info;
+    memcpy(lm_bytes(j->S) + b * j->k * es, s, j->k * es);
+    if (!j->compute_uv) return true;
+    if (wide) {
+        lm_la_store(j->U, b, n, n, bv, n);
+        memcpy(lm_bytes(j->Vh) + b * (int64_t)ucols * m * es, bu, (size_t)ucols * m * es);
+    } else {
+        lm_la_store(j->U, b, m, ucols, bu, m);
+        memcpy(lm_bytes(j->Vh) + b * (int64_t)n * n * es, bv, (size_t)n * n * es);
+    }
+    return true;
+}
+
 static void svd_one(void *ctx, int64_t b) {
     svd_job *j = ctx;
     int dt = j->A->dtype, m = (int)j->m, n = (int)j->n, info = 0;
@@ -58,6 +88,7 @@ static void svd_one(void *ctx, int64_t b) {
     int *iwork = (int *)(rwork + j->lrwork * rs);
     int lrw = (int)j->lrwork;
     const char *jobz = !j->compute_uv ? "N" : j->full ? "A" : "S";
+    if (blocked(j, b, a, u, vt, s)) return;
     lm_la_load(j->A, j->A->ndim - 2, b, a, j->m);
     if (jacobi_fits(j)) {
         if (jacobi(j, b, a, work)) return;
