@@ -485,6 +485,26 @@ def native_layer_norm_grads(grad, input, normalized_shape, mean, rstd, weight, b
     return dx, dw, db
 
 
+def batch_norm_train_grads(grad, input, mean, invstd, weight, bias, eps, mask):
+    """(d input, d weight, d bias) of _batch_norm_train: its backward kernel, or (create_graph) the
+    same maths in loom ops with the statistics recomputed from input, so that they have a graph."""
+    if not _grad_enabled():
+        grads = lm._batch_norm_train_backward(grad, input, mean, invstd, weight, mask[0],
+                                              mask[1] and weight is not None, mask[2] and bias is not None)
+        return tuple(g if m and (k == 0 or w is not None) else None
+                     for k, (g, m, w) in enumerate(zip(grads, mask, (input, weight, bias))))
+    dims = [0] + list(range(2, input.ndim))
+    shape = [1, -1] + [1] * (input.ndim - 2)
+    xc = input - input.mean(dims, keepdim=True)
+    rs = ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+    xhat = xc * rs
+    g = grad if weight is None else grad * weight.reshape(shape)
+    dx = rs * (g - g.mean(dims, keepdim=True) - xhat * (g * xhat).mean(dims, keepdim=True)) if mask[0] else None
+    dw = (grad * xhat).sum(dims) if mask[1] and weight is not None else None
+    db = grad.sum(dims) if mask[2] and bias is not None else None
+    return dx, dw, db
+
+
 def lstm_layer_grads(grad_output, grad_cells, x_proj, h0, c0, w_hh, b_hh, reverse, output, cells, gates, mask):
     """(d x_proj, d h0, d c0, d w_hh, d b_hh) of _lstm_layer: its backward kernel, or (create_graph)
     the same recurrence in loom ops over gates recomputed from the inputs, so it has a graph."""
