@@ -488,6 +488,8 @@ def native_layer_norm_grads(grad, input, normalized_shape, mean, rstd, weight, b
 def batch_norm_train_grads(grad, input, mean, invstd, weight, bias, eps, mask):
     """(d input, d weight, d bias) of _batch_norm_train: its backward kernel, or (create_graph) the
     same maths in loom ops with the statistics recomputed from input, so that they have a graph."""
+    if grad.dtype != input.dtype:   # a cotangent of another float dtype, which PyTorch's engine casts
+        grad = grad.to(input.dtype)
     if not _grad_enabled():
         grads = lm._batch_norm_train_backward(grad, input, mean, invstd, weight, mask[0],
                                               mask[1] and weight is not None, mask[2] and bias is not None)
