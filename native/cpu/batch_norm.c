@@ -166,7 +166,7 @@ int lm_cpu__batch_norm_train(lm_tensor *input, lm_tensor *weight, lm_tensor *bia
     if (invstd) {
         bn S = {N, C, P, eps, lm_bytes(k[0]), k[1] ? lm_bytes(k[1]) : NULL, k[2] ? lm_bytes(k[2]) : NULL, NULL,
                 lm_bytes(y), lm_bytes(mean), lm_bytes(invstd), NULL, NULL, NULL};
-        lm_parallel_for(C, 3 * N * C * P, input->dtype == LM_FLOAT32 ? forward_float : forward_double, &S);
+        lm_parallel_for(C, N * C * P, input->dtype == LM_FLOAT32 ? forward_float : forward_double, &S);
     }
     for (int i = 0; i < 3; i++) if (k[i]) lm_release(k[i]);
     if (!invstd) {
@@ -201,7 +201,7 @@ int lm_cpu__batch_norm_train_backward(lm_tensor *grad_out, lm_tensor *input, lm_
         bn S = {N, C, P, 0, lm_bytes(k[1]), k[4] ? lm_bytes(k[4]) : NULL, NULL, lm_bytes(k[0]), NULL,
                 lm_bytes(k[2]), (char *)lm_bytes(k[3]), input_grad ? lm_bytes(res[0]) : NULL,
                 weight_grad ? lm_bytes(res[1]) : NULL, bias_grad ? lm_bytes(res[2]) : NULL};
-        lm_parallel_for(C, 3 * N * C * P, dt == LM_FLOAT32 ? backward_float : backward_double, &S);
+        lm_parallel_for(C, N * C * P, dt == LM_FLOAT32 ? backward_float : backward_double, &S);
     }
     for (int i = 0; i < 5; i++) if (k[i]) lm_release(k[i]);
     if (err) {
