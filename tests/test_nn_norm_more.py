@@ -145,3 +145,20 @@ def test_batch_norm_train_under_vmap(batched_weight):
         ti = t[i].detach().requires_grad_()
         (torch.nn.functional.batch_norm(ti, None, None, tw, None, True) ** 3).sum().backward()
         np.testing.assert_allclose(dx[i].numpy(), ti.grad.numpy(), atol=1e-3, rtol=1e-4)
+
+
+@pytest.mark.parametrize("norm", ["layer_norm", "batch_norm"])
+def test_native_norm_backward_casts_a_float32_cotangent(norm):
+    """A float32 cotangent into a float64 graph reaches the kernels' backward in the input's dtype, as
+    PyTorch's engine casts it (the kernels refuse mixed dtypes)."""
+    x = rand(3, 4, 5, dtype=np.float64)
+    g = rand(3, 4, 5)
+    grads = []
+    for mod in (torch, loom):
+        xs = mod.tensor(x, requires_grad=True)
+        f = mod.nn.functional
+        y = f.layer_norm(xs, (5,)) if norm == "layer_norm" else f.batch_norm(xs, None, None, training=True)
+        y.backward(mod.tensor(g))
+        assert xs.grad.dtype == mod.float64
+        grads.append(np.asarray(xs.grad.detach()))
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6, atol=1e-6)

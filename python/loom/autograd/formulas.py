@@ -465,6 +465,8 @@ def lstm_gates_grads(grad_hy, grad_cy, gates, cx, cy):
 def native_layer_norm_grads(grad, input, normalized_shape, mean, rstd, weight, bias, eps, mask):
     """(d input, d weight, d bias) of native_layer_norm: its backward kernel, or (create_graph) the
     same maths in loom ops with the statistics recomputed from input, so that they have a graph."""
+    if grad.dtype != input.dtype:   # a cotangent of another float dtype, which PyTorch's engine casts
+        grad = grad.to(input.dtype)
     if not _grad_enabled():
         grads = lm.native_layer_norm_backward(grad, input, normalized_shape, mean, rstd, weight, bias,
                                               mask[0], mask[1] and weight is not None, mask[2] and bias is not None)
