@@ -175,6 +175,20 @@ def batch_norm(x, rm, rv, w, b, training, momentum, eps):
     return out + (0 if b is None else b.reshape(shape))
 
 
+def _batch_norm_train(x, w=None, b=None, eps=1e-5):
+    axes = (0,) + tuple(range(2, x.ndim))
+    return batch_norm(x, None, None, w, b, True, 0.1, eps), x.mean(axes), 1 / np.sqrt(x.var(axes) + eps)
+
+
+def _batch_norm_train_backward(dy, x, mean, invstd, w=None):
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    xhat = (x - mean.reshape(shape)) * invstd.reshape(shape)
+    g = dy if w is None else dy * w.reshape(shape)
+    dx = invstd.reshape(shape) * (g - g.mean(axes, keepdims=True) - xhat * (g * xhat).mean(axes, keepdims=True))
+    return dx, (dy * xhat).sum(axes), dy.sum(axes)
+
+
 def erf(x):
     import math
     return np.vectorize(math.erf, otypes=[x.dtype])(x)

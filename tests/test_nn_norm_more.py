@@ -90,3 +90,75 @@ def test_errors():
         nn.InstanceNorm1d(3, affine=True)(loom.zeros(2, 4, 5))
     with pytest.warns(UserWarning, match="does not match num_features"):
         nn.InstanceNorm1d(3)(loom.zeros(2, 4, 5))
+
+
+# ---- batch norm in training through its CPU kernel (_batch_norm_train, native/cpu/batch_norm.c) ----
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(5, 4, 7, 9), (3, 4, 33), (2, 4, 1, 1), (6, 4)], ids=str)
+def test_batch_norm_train_kernel_against_torch(dtype, shape):
+    """Values, all three gradients and both running statistics over three training steps; lengths that
+    leave a remainder after the kernel's vector loops, a 1x1 plane, and a permuted (non-contiguous) input."""
+    cls = {2: "BatchNorm1d", 3: "BatchNorm1d", 4: "BatchNorm2d"}[len(shape)]
+    tm, lm = getattr(tnn, cls)(4, momentum=0.3).double(), getattr(nn, cls)(4, momentum=0.3)
+    _randomise_affine(tm)
+    if dtype == np.float32:
+        tm = tm.float()
+    else:
+        lm = lm.double()
+    for step in range(3):
+        x = (rand(*shape, dtype=dtype) * (step + 1) + step)
+        if len(shape) == 4:   # a channels-last array seen as NCHW
+            x = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+        check_module(tm, lm, x, atol=1e-4 if dtype == np.float32 else 1e-9, copy=step == 0)
+        for p in list(tm.parameters()) + list(lm.parameters()):
+            p.grad = None
+
+
+def test_batch_norm_train_double_backward_matches_torch():
+    x = rand(3, 4, 5, 2, dtype=np.float64)
+    w, b = rand(4, dtype=np.float64), rand(4, dtype=np.float64)
+    grads = []
+    for mod in (torch, loom):
+        xs, ws, bs = (mod.tensor(v, requires_grad=True) for v in (x, w, b))
+        y = mod.nn.functional.batch_norm(xs, None, None, ws, bs, True)
+        gx, gw = mod.autograd.grad((y * y * y).sum(), [xs, ws], create_graph=True)
+        (gx * gx).sum().add((gw * gw).sum()).backward()
+        grads.append([np.asarray(t.detach()) for t in (xs.grad, ws.grad, bs.grad)])
+    for a, e in zip(*grads):
+        np.testing.assert_allclose(a, e, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("batched_weight", [False, True])
+def test_batch_norm_train_under_vmap(batched_weight):
+    """vmap's rule folds its dim into the channels: each sample of the vmap gets its own statistics."""
+    x = loom.tensor(rand(3, 5, 4, 2, 3))
+    w = loom.tensor(rand(3, 4) if batched_weight else rand(4))
+    out = loom.func.vmap(lambda t, ww: F.batch_norm(t, None, None, ww, None, True),
+                         in_dims=(0, 0 if batched_weight else None))(x, w)
+    ref = loom.stack([F.batch_norm(x[i], None, None, w[i] if batched_weight else w, None, True) for i in range(3)])
+    np.testing.assert_allclose(out.numpy(), ref.numpy(), atol=1e-6)
+    dx = loom.func.vmap(loom.func.grad(lambda t: (F.batch_norm(t, None, None, w if not batched_weight else w[0],
+                                                                None, True) ** 3).sum()))(x)
+    t = torch.tensor(x.numpy(), requires_grad=True)
+    tw = torch.tensor((w if not batched_weight else w[0]).numpy())
+    for i in range(3):
+        ti = t[i].detach().requires_grad_()
+        (torch.nn.functional.batch_norm(ti, None, None, tw, None, True) ** 3).sum().backward()
+        np.testing.assert_allclose(dx[i].numpy(), ti.grad.numpy(), atol=1e-3, rtol=1e-4)
+
+
+@pytest.mark.parametrize("norm", ["layer_norm", "batch_norm"])
+def test_native_norm_backward_casts_a_float32_cotangent(norm):
+    """A float32 cotangent into a float64 graph reaches the kernels' backward in the input's dtype, as
+    PyTorch's engine casts it (the kernels refuse mixed dtypes)."""
+    x = rand(3, 4, 5, dtype=np.float64)
+    g = rand(3, 4, 5)
+    grads = []
+    for mod in (torch, loom):
+        xs = mod.tensor(x, requires_grad=True)
+        f = mod.nn.functional
+        y = f.layer_norm(xs, (5,)) if norm == "layer_norm" else f.batch_norm(xs, None, None, training=True)
+        y.backward(mod.tensor(g))
+        assert xs.grad.dtype == mod.float64
+        grads.append(np.asarray(xs.grad.detach()))
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6, atol=1e-6)

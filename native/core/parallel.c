@@ -52,6 +52,16 @@ static void judge(int64_t start, int64_t own, int64_t last) {
     }
 }
 
+int64_t lm_parallel_now(void) { return now_ns(); }
+void lm_parallel_judge(int64_t start, int64_t own, int64_t last) { judge(start, own, last); }
+#ifdef _OPENMP
+int lm_parallel_thread(void) { return omp_get_thread_num(); }
+int lm_parallel_team(void) { return omp_get_num_threads(); }
+#else
+int lm_parallel_thread(void) { return 0; }
+int lm_parallel_team(void) { return 1; }
+#endif
+
 void lm_parallel_stats(int64_t *out) {
     out[0] = regions;
     out[1] = late_regions;

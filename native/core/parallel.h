@@ -26,4 +26,39 @@ void lm_parallel_for(int64_t n, int64_t work, lm_range_fn fn, void *ctx);
 typedef void (*lm_part_fn)(int t, int n, void *ctx);
 int lm_parallel_parts(int nt, bool release_gil, lm_part_fn part, void *ctx);
 
+/* For loops whose bodies stay inline (a callback would need all their locals): runs the statement
+ * body with int64_t lo, hi bound to one thread's slice of [0, n) on lm_get_num_threads() threads
+ * when par (the caller's lm_should_parallelize, which is false while backing off), else once over
+ * [0, n) inline. The region is timed for the busy-machine backoff as lm_parallel_for's are. The
+ * caller handles the GIL. The body is expanded twice (threaded and inline). */
+int64_t lm_parallel_now(void);
+void lm_parallel_judge(int64_t start, int64_t own, int64_t last);
+int lm_parallel_thread(void);    /* omp_get_thread_num(), 0 without OpenMP */
+int lm_parallel_team(void);      /* omp_get_num_threads(), 1 without OpenMP */
+#define LM_PARALLEL_SLICES(n, par, ...)                                                                   \
+    do {                                                                                                  \
+        int64_t n_ = (n);                                                                                 \
+        int nt_ = (par) && n_ > 1 ? lm_get_num_threads() : 1;                                             \
+        if (nt_ > n_) nt_ = (int)n_;                                                                      \
+        if (nt_ > 1) {                                                                                    \
+            int64_t start_ = lm_parallel_now(), own_ = start_, last_ = start_;                            \
+            _Pragma("omp parallel num_threads(nt_)")                                                      \
+            {                                                                                             \
+                int t_ = lm_parallel_thread(), k_ = lm_parallel_team();                                   \
+                int64_t lo = n_ * t_ / k_, hi = n_ * (t_ + 1) / k_;                                       \
+                __VA_ARGS__                                                                               \
+                int64_t e_ = lm_parallel_now();                                                           \
+                _Pragma("omp critical(lm_slices)")                                                        \
+                {                                                                                         \
+                    if (t_ == 0) own_ = e_;                                                               \
+                    if (e_ > last_) last_ = e_;                                                           \
+                }                                                                                         \
+            }                                                                                             \
+            lm_parallel_judge(start_, own_, last_);                                                       \
+        } else {                                                                                          \
+            int64_t lo = 0, hi = n_;                                                                      \
+            __VA_ARGS__                                                                                   \
+        }                                                                                                 \
+    } while (0)
+
 #endif

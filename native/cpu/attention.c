@@ -12,6 +12,7 @@
 #include "loom_ops.h"
 #include "gemm.h"
 #include "iter.h"
+#include "parallel.h"
 
 #define BR 64
 
@@ -124,18 +125,30 @@ static int check(lm_tensor *q, lm_tensor *k, lm_tensor *v, dims *d, bool is_caus
     do {                                                                                                     \
         bool par_ = (d).bh > 1 && lm_should_parallelize((d).bh * (d).L * (d).S * (d).D);                      \
         int token_ = par_ ? lm_gemm_serial_begin() : 0;                                                      \
-        int failed_ = 0;                                                                                     \
-        _Pragma("omp parallel if (par_)")                                                                    \
+        int failed_ = 0, nt_ = par_ ? lm_get_num_threads() : 1;                                              \
+        int64_t start_ = lm_parallel_now(), own_ = start_, last_ = start_;                                   \
+        /* set_num_threads' count, and each thread's finish (nowait: not the loop's barrier) timed for       \
+         * the busy-machine backoff (parallel.h) */                                                          \
+        _Pragma("omp parallel if (par_) num_threads(nt_)")                                                   \
         {                                                                                                    \
             T *scratch = malloc(sizeof(T) * (size_t)(scratch_elems));                                        \
             if (!scratch) { _Pragma("omp atomic write") failed_ = 1; }                                       \
             else {                                                                                           \
-                _Pragma("omp for schedule(dynamic)")                                                         \
+                _Pragma("omp for schedule(dynamic) nowait")                                                  \
                 for (int64_t b = 0; b < (d).bh; b++) { body; }                                              \
             }                                                                                                \
             free(scratch);                                                                                   \
+            int64_t e_ = lm_parallel_now();                                                                  \
+            _Pragma("omp critical(lm_slices)")                                                               \
+            {                                                                                                \
+                if (lm_parallel_thread() == 0) own_ = e_;                                                    \
+                if (e_ > last_) last_ = e_;                                                                  \
+            }                                                                                                \
         }                                                                                                    \
-        if (par_) lm_gemm_serial_end(token_);                                                                \
+        if (par_) {                                                                                          \
+            lm_gemm_serial_end(token_);                                                                      \
+            lm_parallel_judge(start_, own_, last_);                                                          \
+        }                                                                                                    \
         if (failed_) err = lm_set_error(LM_ERR_MEMORY, "out of memory for attention scratch");              \
     } while (0)
 

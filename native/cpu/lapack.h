@@ -9,6 +9,7 @@
 #include <string.h>
 #include "loom.h"
 #include "gemm.h"
+#include "parallel.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -314,16 +315,25 @@ static inline int lm_la_slot(void) {
 #endif
 }
 
+typedef struct { int64_t batch; lm_la_fn fn; void *ctx; } lm_la_job;
+
+/* part t of n: a contiguous run of the batch, on thread t (its scratch slot) */
+static inline void lm_la_part(int t, int n, void *vj) {
+    const lm_la_job *J = vj;
+    for (int64_t b = J->batch * t / n; b < J->batch * (t + 1) / n; b++) J->fn(J->ctx, b);
+}
+
+/* Through lm_parallel_parts, so the region is timed for the busy-machine backoff. */
 static inline void lm_la_for(int64_t batch, int64_t n, lm_la_fn fn, void *ctx) {
     void *gil = batch * n * n * n > (1 << 15) ? lm_gil_release() : NULL;
     int slots = lm_la_slots(batch, n);
+    lm_la_job J = {batch, fn, ctx};
     if (slots > 1) {
         int tok = lm_gemm_serial_begin();
-#pragma omp parallel for schedule(static) num_threads(slots)
-        for (int64_t b = 0; b < batch; b++) fn(ctx, b);
+        lm_parallel_parts(slots, false, lm_la_part, &J);
         lm_gemm_serial_end(tok);
     } else {
-        for (int64_t b = 0; b < batch; b++) fn(ctx, b);
+        lm_la_part(0, 1, &J);
     }
     if (gil) lm_gil_reacquire(gil);
 }

@@ -8,6 +8,7 @@
 #include "loom.h"
 #include "loom_ops.h"
 #include "iter.h"
+#include "parallel.h"
 #include "int_pair.h"
 #include "alloc.h"
 #include "cuda_host.h"
@@ -105,8 +106,8 @@ int lm_cpu_max_pool2d_with_indices(lm_tensor *self, const int64_t *kernel_size, 
         int64_t *ip = (int64_t *)lm_bytes(idx);
         const int64_t H = g.H, W = g.W, OH = g.OH, OW = g.OW, sh = g.sh, sw = g.sw, ph = g.ph, pw = g.pw;
         const int64_t dh = g.dh, dw = g.dw;
-        _Pragma("omp parallel for if (par)")
-        for (int64_t pl = 0; pl < g.planes; pl++) {
+        LM_PARALLEL_SLICES(g.planes, par,   /* timed for the busy-machine backoff (parallel.h) */
+        for (int64_t pl = lo; pl < hi; pl++) {
             const T *plane = xp + pl * H * W;
             T *vo = vp + pl * OH * OW;
             int64_t *io = ip + pl * OH * OW;
@@ -159,7 +160,7 @@ int lm_cpu_max_pool2d_with_indices(lm_tensor *self, const int64_t *kernel_size, 
                         }
                 }
             }
-        })
+        });)
     free(taps);
     lm_gil_reacquire(gil);
     lm_release(x);
@@ -231,8 +232,8 @@ static int avg_pool(const pgeom *G, int dtype, const char *src, char *dst, bool 
     LM_DISPATCH_FLOAT(dtype, T, ,
         const T *s = (const T *)src;
         T *d = (T *)dst;
-        _Pragma("omp parallel for if (par)")
-        for (int64_t pl = 0; pl < g.planes; pl++) {
+        LM_PARALLEL_SLICES(g.planes, par,   /* timed for the busy-machine backoff (parallel.h) */
+        for (int64_t pl = lo; pl < hi; pl++) {
             const T *xin = s + pl * (backward ? g.OH * g.OW : g.H * g.W);
             T *o = d + pl * (backward ? g.H * g.W : g.OH * g.OW);
             for (int64_t oh = 0; oh < g.OH; oh++)
@@ -258,7 +259,7 @@ static int avg_pool(const pgeom *G, int dtype, const char *src, char *dst, bool 
                             for (int64_t w = w0; w < w1; w++) o[h * g.W + w] += v;
                     }
                 }
-        })
+        });)
     lm_gil_reacquire(gil);
     return 0;
 }
@@ -396,8 +397,8 @@ int lm_cpu_adaptive_max_pool2d(lm_tensor *self, const int64_t *output_size, int6
         const T *xp = (const T *)lm_bytes(x);
         T *vp = (T *)lm_bytes(vals);
         int64_t *ip = (int64_t *)lm_bytes(idx);
-        _Pragma("omp parallel for if (par)")
-        for (int64_t pl = 0; pl < g.planes; pl++) {
+        LM_PARALLEL_SLICES(g.planes, par,   /* timed for the busy-machine backoff (parallel.h) */
+        for (int64_t pl = lo; pl < hi; pl++) {
             const T *plane = xp + pl * g.H * g.W;
             for (int64_t oh = 0; oh < g.OH; oh++) {
                 const int64_t h0 = oh * g.H / g.OH, h1 = ((oh + 1) * g.H + g.OH - 1) / g.OH;
@@ -417,7 +418,7 @@ int lm_cpu_adaptive_max_pool2d(lm_tensor *self, const int64_t *output_size, int6
                     ip[(pl * g.OH + oh) * g.OW + ow] = b;
                 }
             }
-        })
+        });)
     lm_gil_reacquire(gil);
     lm_release(x);
     out[0] = vals;

@@ -5,9 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "device.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "parallel.h"
 
 static void mean_divide(lm_tensor *r, int64_t count) {
     int64_t n = lm_numel(r) * (lm_is_complex(r->dtype) ? 2 : 1);   /* a complex result: both parts */
@@ -18,40 +16,44 @@ static void mean_divide(lm_tensor *r, int64_t count) {
 }
 
 /* Full (or nearly full) reductions: each thread reduces a slice into a
- * private copy of the result, then the copies are combined. */
+ * private copy of the result, then the copies are combined. Through
+ * lm_parallel_parts, so the region is timed for the busy-machine backoff. */
+typedef struct {
+    const lm_iter *it;
+    const lm_reduce_spec *spec;
+    lm_tensor *res;
+    int xdt, dim;
+    size_t nbytes;
+    char *priv;
+} private_job;
+
+static void private_part(int t, int n, void *ctx) {
+    const private_job *J = ctx;
+    char *mine = J->priv + J->nbytes * (size_t)t, *base = lm_bytes(J->res);
+    J->spec->identity[J->res->dtype](mine, lm_numel(J->res));
+    int64_t len = J->it->shape[J->dim], b = len * t / n, e = len * (t + 1) / n;
+    if (e > b) {
+        lm_iter sub = *J->it;
+        lm_iter_narrow(&sub, J->dim, b, e);
+        sub.data[0] = mine + (sub.data[0] - base);
+        lm_iter_run(&sub, J->spec->loops[LM_CPU][J->xdt], NULL);
+    }
+}
+
 static void run_private(const lm_iter *it, const lm_reduce_spec *spec, lm_tensor *res, int xdt, int dim) {
-#ifdef _OPENMP
     int nt = lm_get_num_threads();
     size_t nbytes = (size_t)lm_numel(res) * lm_itemsize(res->dtype);
     char *base = lm_bytes(res);
     char *priv = malloc(nbytes * (size_t)nt);
     if (!priv) { lm_iter_run(it, spec->loops[LM_CPU][xdt], NULL); return; }
-    int64_t len = it->shape[dim];
-    void *gil = lm_gil_release();
-    #pragma omp parallel num_threads(nt)
-    {
-        int t = omp_get_thread_num(), n = omp_get_num_threads();
-        char *mine = priv + nbytes * (size_t)t;
-        spec->identity[res->dtype](mine, lm_numel(res));
-        int64_t b = len * t / n, e = len * (t + 1) / n;
-        if (e > b) {
-            lm_iter sub = *it;
-            lm_iter_narrow(&sub, dim, b, e);
-            sub.data[0] = mine + (sub.data[0] - base);
-            lm_iter_run(&sub, spec->loops[LM_CPU][xdt], NULL);
-        }
-    }
-    lm_gil_reacquire(gil);
+    private_job J = {it, spec, res, xdt, dim, nbytes, priv};
+    int used = lm_parallel_parts(nt, true, private_part, &J);   /* 1 while backing off: copy 0 holds it all */
     int64_t st[2] = {(int64_t)lm_itemsize(res->dtype), (int64_t)lm_itemsize(res->dtype)};
-    for (int t = 0; t < nt; t++) {
+    for (int t = 0; t < used; t++) {
         char *d[2] = {base, priv + nbytes * (size_t)t};
         spec->loops[LM_CPU][res->dtype](d, st, lm_numel(res), NULL);
     }
     free(priv);
-#else
-    (void)dim;
-    lm_iter_run(it, spec->loops[LM_CPU][xdt], NULL);
-#endif
 }
 
 static void run(const lm_reduce_spec *spec, lm_tensor *res, lm_tensor *x, const bool *red) {

@@ -1049,6 +1049,21 @@ def _native_layer_norm(name, fn, args):
     return (make(x.shape, x.dtype), make(stats, x.dtype), make(stats, x.dtype))
 
 
+@rule("_batch_norm_train")
+def _bn_train(name, fn, args):
+    x = args["input"]
+    if x.ndim < 2:
+        raise RuntimeError(f"{name}(): expected a 2-D or more input (N, C, ...), got {x.ndim}-D")
+    return (make(x.shape, x.dtype), make([x.shape[1]], x.dtype), make([x.shape[1]], x.dtype))
+
+
+@rule("_batch_norm_train_backward")
+def _bn_train_backward(name, fn, args):
+    x = args["input"]
+    wanted = (args["input_grad"], args["weight_grad"], args["bias_grad"])
+    return tuple(make(s if f else [0], x.dtype) for s, f in zip((x.shape, [x.shape[1]], [x.shape[1]]), wanted))
+
+
 # spectral: the transformed dims keep their sizes, but a real-to-complex transform's last (onesided)
 # and a complex-to-real one's, which is last_dim_size
 

@@ -11,7 +11,7 @@ from .._resample import upsample_nearest
 from .._resample import upsample_linear
 
 
-_NATIVE_LN = (_f32, _f64)   # what native_layer_norm serves
+_NATIVE_LN = (_f32, _f64)   # what native_layer_norm and _batch_norm_train serve
 
 
 def max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode):
@@ -50,6 +50,15 @@ def batch_norm(input, running_mean, running_var, weight, bias, training, momentu
         count = input.numel() // _b.max(C, 1)
         if count <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {list(input.shape)}")
+        if (input.device.type == "cpu" and input.dtype in _NATIVE_LN
+                and all(t is None or t.dtype == input.dtype for t in (weight, bias))):
+            out, mean, invstd = _ops._batch_norm_train(input, weight, bias, eps)   # native/cpu/batch_norm.c
+            if running_mean is not None:
+                running_mean.mul_(1 - momentum).add_(mean.detach(), alpha=momentum)
+            if running_var is not None:   # the biased variance back from 1 / sqrt(var + eps), a C-sized op
+                var = invstd.detach().square().reciprocal() - eps
+                running_var.mul_(1 - momentum).add_(var, alpha=momentum * count / (count - 1))
+            return out
         mean = input.mean(dims)
         xc = input - mean.reshape(shape)
         var = (xc * xc).mean(dims)

@@ -465,6 +465,8 @@ def lstm_gates_grads(grad_hy, grad_cy, gates, cx, cy):
 def native_layer_norm_grads(grad, input, normalized_shape, mean, rstd, weight, bias, eps, mask):
     """(d input, d weight, d bias) of native_layer_norm: its backward kernel, or (create_graph) the
     same maths in loom ops with the statistics recomputed from input, so that they have a graph."""
+    if grad.dtype != input.dtype:   # a cotangent of another float dtype, which PyTorch's engine casts
+        grad = grad.to(input.dtype)
     if not _grad_enabled():
         grads = lm.native_layer_norm_backward(grad, input, normalized_shape, mean, rstd, weight, bias,
                                               mask[0], mask[1] and weight is not None, mask[2] and bias is not None)
@@ -482,6 +484,28 @@ def native_layer_norm_grads(grad, input, normalized_shape, mean, rstd, weight, b
         dw = (grad * xhat).sum(lead) if lead else grad * xhat
     if mask[2] and bias is not None:
         db = grad.sum(lead) if lead else grad
+    return dx, dw, db
+
+
+def batch_norm_train_grads(grad, input, mean, invstd, weight, bias, eps, mask):
+    """(d input, d weight, d bias) of _batch_norm_train: its backward kernel, or (create_graph) the
+    same maths in loom ops with the statistics recomputed from input, so that they have a graph."""
+    if grad.dtype != input.dtype:   # a cotangent of another float dtype, which PyTorch's engine casts
+        grad = grad.to(input.dtype)
+    if not _grad_enabled():
+        grads = lm._batch_norm_train_backward(grad, input, mean, invstd, weight, mask[0],
+                                              mask[1] and weight is not None, mask[2] and bias is not None)
+        return tuple(g if m and (k == 0 or w is not None) else None
+                     for k, (g, m, w) in enumerate(zip(grads, mask, (input, weight, bias))))
+    dims = [0] + list(range(2, input.ndim))
+    shape = [1, -1] + [1] * (input.ndim - 2)
+    xc = input - input.mean(dims, keepdim=True)
+    rs = ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+    xhat = xc * rs
+    g = grad if weight is None else grad * weight.reshape(shape)
+    dx = rs * (g - g.mean(dims, keepdim=True) - xhat * (g * xhat).mean(dims, keepdim=True)) if mask[0] else None
+    dw = (grad * xhat).sum(dims) if mask[1] and weight is not None else None
+    db = grad.sum(dims) if mask[2] and bias is not None else None
     return dx, dw, db
 
 

@@ -278,3 +278,37 @@ def detach(self):
 
 BatchedTensor.detach = detach
 BatchedTensor.T = property(lambda self: self.permute(tuple(range(self.ndim - 1, -1, -1))))
+
+
+def _channels_merged(t, level, size):
+    """(B, N, C, ...) at level as (N, B*C, ...): batch norm's statistics per (sample of the vmap, channel)."""
+    x = materialize(t, level, size)
+    return x.transpose(0, 1).reshape([x.shape[1], size * x.shape[2]] + list(x.shape[3:]))
+
+
+def _channels_split(t, size):
+    """_batch_norm_train's (N, B*C, ...) back to (B, N, C, ...)."""
+    return t.reshape([t.shape[0], size, t.shape[1] // size] + list(t.shape[2:])).transpose(0, 1)
+
+
+def _per_channel(t, level, size):
+    return None if t is None else materialize(t, level, size).reshape([-1])
+
+
+@rule("_batch_norm_train")
+def _batch_norm_train(name, fn, args, level, size):
+    x = _channels_merged(args["input"], level, size)
+    out, mean, invstd = fn(input=x, weight=_per_channel(args["weight"], level, size),
+                           bias=_per_channel(args["bias"], level, size), eps=args["eps"])
+    return result((_channels_split(out, size), mean.reshape([size, -1]), invstd.reshape([size, -1])), level)
+
+
+@rule("_batch_norm_train_backward")
+def _batch_norm_train_backward(name, fn, args, level, size):
+    x = _channels_merged(args["input"], level, size)
+    dx, dw, db = fn(grad_out=_channels_merged(args["grad_out"], level, size), input=x,
+                    mean=_per_channel(args["mean"], level, size), invstd=_per_channel(args["invstd"], level, size),
+                    weight=_per_channel(args["weight"], level, size), input_grad=args["input_grad"],
+                    weight_grad=args["weight_grad"], bias_grad=args["bias_grad"])
+    dx = _channels_split(dx, size) if dx.numel() else dx.reshape([size, 0])
+    return result((dx, dw.reshape([size, dw.numel() // size]), db.reshape([size, db.numel() // size])), level)
