@@ -6,7 +6,7 @@ import pytest
 
 import loom
 from codegen import pygen
-from helpers import npv
+from helpers import function_kwargs, npv
 from opinputs import MODEL, make_inputs
 
 ALIASED = [op for op in MODEL.ops if pygen.numpy_aliases(op) and "ref" in op.test and not op.test.get("skip")
@@ -28,7 +28,7 @@ def test_axis_and_keepdims_stand_for_dim_and_keepdim(op):
     _, args = made
     fn = getattr(loom, op.name)
     names = dict((a.name, al) for a, al in pygen.numpy_aliases(op))
-    kw = {a.name: args[a.name] for a in op.schema.args}
+    kw = function_kwargs({a.name: args[a.name] for a in op.schema.args})
     if "dim" in names:
         kw["dim"] = _dim_value(op, kw)
     if "keepdim" in names:
