@@ -51,3 +51,89 @@ def test_gelu_float32_matches_float64():
         # absolute: 1 + erf(x/sqrt 2) cancels for negative x in float32 whatever erf's accuracy
         np.testing.assert_allclose(got, want, rtol=4e-7, atol=1e-6)
         assert (got[x < -40] == 0).all()
+
+
+# ---- float64: native/kernels/vmath64.h (lm_exp, lm_expm1, lm_log, lm_log1p, lm_tanh) ----------------
+# Against long double (x87's 64-bit significand: its own error is ~2^-11 of a double ulp). tanh's bound
+# is documented wider: t / (t + 2) with t = expm1(2|x|) adds the division's rounding to expm1's.
+ULP64 = {"exp": 2.0, "expm1": 2.0, "log": 2.0, "log1p": 2.0, "tanh": 2.5}
+REF64 = {"exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "tanh": np.tanh}
+HAS_LONG_DOUBLE = np.finfo(np.longdouble).nmant >= 63
+
+
+def _sample64(name):
+    """A dense float64 sample of the function's finite range: uniform over the range's middle,
+    log-uniform magnitudes down to the subnormals, both signs where the domain has them."""
+    rng = np.random.default_rng(17)
+    lo, hi = {"exp": (-746.0, 709.78), "expm1": (-45.0, 709.78), "log": (0.0, 1.7e308),
+              "log1p": (-1.0, 1.7e308), "tanh": (-25.0, 25.0)}[name]
+    mags = np.exp(rng.uniform(np.log(5e-324), np.log(min(hi, 1e300)), 400_000))
+    parts = [rng.uniform(max(lo, -2.0), min(hi, 2.0), 400_000), rng.uniform(lo, min(hi, 1e3), 400_000), mags]
+    if lo < 0:
+        parts.append(-mags[mags < -lo])
+    x = np.concatenate(parts)
+    return x[(x > lo) & (x < hi)] if name != "log" else x[x > 0]
+
+
+def _ulps64(got, ref):
+    """|got - ref| in units of the float64 ulp at ref (subnormal ulp below 2^-1022)"""
+    _, e = np.frexp(np.abs(ref).astype(np.float64))
+    ulp = np.ldexp(1.0, np.maximum(e - 53, -1074)).astype(np.longdouble)
+    return (np.abs(got.astype(np.longdouble) - ref) / ulp).astype(np.float64)
+
+
+@pytest.mark.skipif(not HAS_LONG_DOUBLE, reason="long double is double here: no higher-precision reference")
+@pytest.mark.parametrize("name", sorted(ULP64))
+def test_float64_within_ulp_bound(name):
+    x = _sample64(name)
+    got = getattr(loom, name)(loom.tensor(x)).numpy()
+    ref = REF64[name](x.astype(np.longdouble))
+    err = _ulps64(got, ref)
+    worst = int(np.argmax(err))
+    assert err[worst] <= ULP64[name], f"{name}({x[worst]!r}) = {got[worst]!r}, want {ref[worst]!r}: {err[worst]:.2f} ulp"
+    if name in ("expm1", "tanh", "log1p"):   # odd functions, or near-odd at 0: -0 and tiny x exactly x
+        tiny = x[np.abs(x) < 1e-17]
+        assert np.array_equal(getattr(loom, name)(loom.tensor(tiny)).numpy(), tiny)
+
+
+SPECIAL64 = [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 2.2250738585072014e-308, 1e-300, -1.0, -2.0,
+             0.5, 1.0, 2.0, 709.782712893384, 709.7827128933839, 710.0, -745.1332191019411, -745.1332191019412,
+             -746.0, -40.0, -37.5, 22.5, 1.7976931348623157e308]
+
+
+@pytest.mark.parametrize("name", sorted(ULP64))
+def test_float64_special_values_as_c99(name):
+    """exact: NaN (any sign), signed zeros, infinities, overflow/underflow at C99's thresholds"""
+    x = np.array(SPECIAL64)
+    got = getattr(loom, name)(loom.tensor(x)).numpy()
+    with np.errstate(all="ignore"):
+        want = REF64[name](x.astype(np.longdouble)).astype(np.float64)
+    for v, g, w in zip(x, got, want):
+        if np.isnan(w):
+            assert np.isnan(g), f"{name}({v!r}) = {g!r}, want NaN"
+        elif np.isinf(w) or w == 0:
+            assert g == w and np.signbit(g) == np.signbit(w), f"{name}({v!r}) = {g!r}, want {w!r}"
+        else:
+            assert _ulps64(np.array([g]), np.array([w], dtype=np.longdouble))[0] <= ULP64[name], (name, v, g, w)
+
+
+@pytest.mark.parametrize("name", ["expm1", "log1p", "log"])
+def test_float32_forms_round_the_float64_ones(name):
+    """the float32 expm1, log1p and log are the float64 forms rounded once: within an ulp (the double
+    rounding) over the float32 range, special values as C99"""
+    x = _sweep()
+    x = np.concatenate([x, -x]) if name == "expm1" else (np.concatenate([x, -x[x < 1]]) if name == "log1p" else x)
+    got = getattr(loom, name)(loom.tensor(x)).numpy()
+    with np.errstate(all="ignore"):
+        ref = REF64[name](x.astype(np.float64))
+        fin = np.isfinite(ref.astype(np.float32))   # beyond FLT_MAX float32 overflows, as it should
+    err = _ulps(got[fin], ref[fin])
+    worst = int(np.argmax(err))
+    assert err[worst] <= 1.0, f"{name}({x[fin][worst]!r}) = {got[fin][worst]!r}, want {ref[fin][worst]!r}"
+    with np.errstate(over="ignore"):
+        assert np.array_equal(got[~fin], ref[~fin].astype(np.float32), equal_nan=True)
+    sp = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, 1e-45, 100.0], dtype=np.float32)
+    with np.errstate(all="ignore"):
+        want = REF64[name](sp.astype(np.float64)).astype(np.float32)
+    g = getattr(loom, name)(loom.tensor(sp)).numpy()
+    assert np.array_equal(g, want, equal_nan=True) and np.array_equal(np.signbit(g[:2]), np.signbit(want[:2]))
