@@ -53,7 +53,7 @@ def test_gelu_float32_matches_float64():
         assert (got[x < -40] == 0).all()
 
 
-# ---- float64: native/kernels/vmath64.h (lm_exp, lm_expm1, lm_log, lm_log1p, lm_tanh) ----------------
+# ---- native/kernels/vmath.h: float64 lm_exp, lm_expm1, lm_log, lm_log1p, lm_tanh; float32 lm_expm1f, ... ----
 # Against long double (x87's 64-bit significand: its own error is ~2^-11 of a double ulp). tanh's bound
 # is documented wider: t / (t + 2) with t = expm1(2|x|) adds the division's rounding to expm1's.
 ULP64 = {"exp": 2.0, "expm1": 2.0, "log": 2.0, "log1p": 2.0, "tanh": 2.5}
@@ -118,9 +118,9 @@ def test_float64_special_values_as_c99(name):
 
 
 @pytest.mark.parametrize("name", ["expm1", "log1p", "log"])
-def test_float32_forms_round_the_float64_ones(name):
-    """the float32 expm1, log1p and log are the float64 forms rounded once: within an ulp (the double
-    rounding) over the float32 range, special values as C99"""
+def test_float32_expm1_log1p_log(name):
+    """vmath.h's float forms (lm_expm1f, lm_log1pf, lm_logf) against float64 over the float32 range:
+    within 2 ulp (measured: 1.2, 1.4, 0.8), special values as C99"""
     x = _sweep()
     x = np.concatenate([x, -x]) if name == "expm1" else (np.concatenate([x, -x[x < 1]]) if name == "log1p" else x)
     got = getattr(loom, name)(loom.tensor(x)).numpy()
@@ -129,7 +129,7 @@ def test_float32_forms_round_the_float64_ones(name):
         fin = np.isfinite(ref.astype(np.float32))   # beyond FLT_MAX float32 overflows, as it should
     err = _ulps(got[fin], ref[fin])
     worst = int(np.argmax(err))
-    assert err[worst] <= 1.0, f"{name}({x[fin][worst]!r}) = {got[fin][worst]!r}, want {ref[fin][worst]!r}"
+    assert err[worst] <= 2.0, f"{name}({x[fin][worst]!r}) = {got[fin][worst]!r}, want {ref[fin][worst]!r}"
     with np.errstate(over="ignore"):
         assert np.array_equal(got[~fin], ref[~fin].astype(np.float32), equal_nan=True)
     sp = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, 1e-45, 100.0], dtype=np.float32)

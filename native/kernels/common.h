@@ -33,7 +33,7 @@
 #define LM_FINITE_MAX(T) _Generic((T)0, float: FLT_MAX, default: DBL_MAX)
 
 /* float/double math by type; integers go through double. lm_f_FN / lm_d_FN are <math.h>'s fnf / fn
- * but where vmath64.h has a form that vectorises (the table after vmath64.h's include). */
+ * but where vmath.h has a form that vectorises (the table after vmath.h's include). */
 #define LM_MATH(fn, x) _Generic((x), float: lm_f_##fn((float)(x)), default: lm_d_##fn((double)(x)))
 /* the same for two-argument functions (atan2, copysign, hypot), by compute type */
 #define LM_MATH2(fn, T, a, b) _Generic((T)0, float: fn##f((float)(a), (float)(b)), \
@@ -157,29 +157,28 @@ static inline LM_HD float lm_erff(float x) {
     return a < 0.921875f ? p : q;   /* NaN reaches q through lm_expf */
 }
 
-#include "vmath64.h"
+#include "vmath.h"
 
 #ifndef __cplusplus
-/* LM_MATH's and LM_CMATH's functions (C side): <math.h>'s, but the vectorising forms where there
- * are some; the float forms of expm1, log1p and log are the double ones rounded once (a
- * vectorised double loop beats scalar expm1f & co. several times over) */
-#define LM_LIBM_FLOAT(fn) static inline float lm_f_##fn(float x) { return fn##f(x); }
-#define LM_LIBM_DOUBLE(fn) static inline double lm_d_##fn(double x) { return fn(x); }
+/* LM_MATH's and LM_CMATH's functions (C side): <math.h>'s, but the vectorising forms of vmath.h
+ * where there are some */
+#define LM_LIBM_FLOAT(fn) LM_VM float lm_f_##fn(float x) { return fn##f(x); }
+#define LM_LIBM_DOUBLE(fn) LM_VM double lm_d_##fn(double x) { return fn(x); }
 #define LM_LIBM(fn) LM_LIBM_FLOAT(fn) LM_LIBM_DOUBLE(fn)
 LM_LIBM(acos) LM_LIBM(acosh) LM_LIBM(asin) LM_LIBM(asinh) LM_LIBM(atan) LM_LIBM(atanh)
 LM_LIBM(cos) LM_LIBM(cosh) LM_LIBM(sin) LM_LIBM(sinh) LM_LIBM(tan) LM_LIBM(exp2) LM_LIBM(log2)
 LM_LIBM(log10) LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
 LM_LIBM(ceil) LM_LIBM(trunc) LM_LIBM(rint)
-static inline float lm_f_exp(float x) { return lm_expf(x); }
-static inline double lm_d_exp(double x) { return lm_exp(x); }
-static inline float lm_f_tanh(float x) { return lm_tanhf(x); }
-static inline double lm_d_tanh(double x) { return lm_tanh(x); }
-static inline float lm_f_expm1(float x) { return (float)lm_expm1(x); }
-static inline double lm_d_expm1(double x) { return lm_expm1(x); }
-static inline float lm_f_log1p(float x) { return (float)lm_log1p(x); }
-static inline double lm_d_log1p(double x) { return lm_log1p(x); }
-static inline float lm_f_log(float x) { return (float)lm_log(x); }
-static inline double lm_d_log(double x) { return lm_log(x); }
+LM_VM float lm_f_exp(float x) { return lm_expf(x); }
+LM_VM double lm_d_exp(double x) { return lm_exp(x); }
+LM_VM float lm_f_tanh(float x) { return lm_tanhf(x); }
+LM_VM double lm_d_tanh(double x) { return lm_tanh(x); }
+LM_VM float lm_f_expm1(float x) { return lm_expm1f(x); }
+LM_VM double lm_d_expm1(double x) { return lm_expm1(x); }
+LM_VM float lm_f_log1p(float x) { return lm_log1pf(x); }
+LM_VM double lm_d_log1p(double x) { return lm_log1p(x); }
+LM_VM float lm_f_log(float x) { return lm_logf(x); }
+LM_VM double lm_d_log(double x) { return lm_log(x); }
 #endif
 
 /* integer power by squaring, wrapping on overflow (unsigned arithmetic) */
