@@ -1,4 +1,5 @@
-/* exp, expm1, log, log1p and tanh for double (expm1, log, log1p for float) in plain arithmetic, so loops over them vectorise
+/* exp, exp2, expm1, log, log2, log10, log1p, tanh, cosh, sinh and atanh for double (expm1, log,
+ * log1p for float; common.h's table rounds the double forms of the others) in plain arithmetic, so loops over them vectorise
  * (glibc's exp, log, ... do not without -ffast-math), the float64 side of lm_expf & co. in
  * common.h. Every branch is computed and the result picked by selects, as the vectoriser needs;
  * each clamp keeps the unused side finite. Integers move through the bits of x + 1.5 * 2^52
@@ -137,6 +138,83 @@ LM_VM double lm_tanh(double x) {
     double err = t > 2.0 ? (t - d) + 2.0 : (2.0 - d) + t;   /* what t + 2 lost in rounding */
     double q = t / d, y = q - q * (err / d);
     return x != x ? x : copysign(a > 22.0 ? 1.0 : y, x);
+}
+
+/* 2^x: n = rint(x), f = x - n exactly, 2^f = e^(f ln 2); f ln 2 rounds once, which costs
+ * |f ln 2| <= 0.35 ulp */
+LM_VM double lm_exp2(double x) {
+    double xc = x > 1024.5 ? 1024.5 : (x < -1076.0 ? -1076.0 : x);
+    double k = xc + LM_RND_SHIFT;
+    double n = k - LM_RND_SHIFT;
+    double r = (xc - n) * 0x1.62e42fefa39efp-1;
+    double p = 1.0 + (r + lm_expm1_tail(r));
+    int64_t ni = lm_bits64(k) - lm_bits64(LM_RND_SHIFT), n1 = ni / 2, n2 = ni - n1;
+    double y = p * lm_from_bits64((n1 + 1023) << 52) * lm_from_bits64((n2 + 1023) << 52);
+    y = x != x ? x : y;
+    y = x < -1076.0 ? 0.0 : y;
+    return x > 1024.5 ? INFINITY : y;
+}
+
+/* log2 x = k + log(m) / ln 2 and log10 x = k log10(2) + log(m) / ln 10, exact at powers of 2
+ * (log2) and without k's product rounding (log10: log10(2) in two parts); special values as lm_log */
+#define LM_DEF_LOG_BASE(NAME, KHI, KLO, INV)                                                    \
+    LM_VM double NAME(double x) {                                                               \
+        double xc = x > 0 ? x : 1.0;                                                            \
+        xc = xc <= DBL_MAX ? xc : 1.0;                                                          \
+        double k, r = lm_log_parts(xc, &k);                                                     \
+        double y = k * (KHI) + (r * (INV) + k * (KLO));                                         \
+        y = x > DBL_MAX ? x : y;                                                                \
+        y = x == 0 ? -INFINITY : y;                                                             \
+        y = x < 0 ? NAN : y;                                                                    \
+        return x != x ? x : y;                                                                  \
+    }
+LM_DEF_LOG_BASE(lm_log2, 1.0, 0.0, 0x1.71547652b82fep0)
+LM_DEF_LOG_BASE(lm_log10, 0x1.34413509f7800p-2, 0x1.fef311f12b358p-46, 0x1.bcb7b1526e50ep-2)
+
+/* e^x / 2 for x in [0, 711] (+inf beyond 710.48): lm_exp with the halving in its scale, so the
+ * range where e^x overflows but e^x / 2 does not keeps lm_exp's accuracy */
+LM_VM double lm_exp_half(double x) {
+    double xc = x > 711.0 ? 711.0 : x;
+    double k = xc * 0x1.71547652b82fep0 + LM_RND_SHIFT;
+    double n = k - LM_RND_SHIFT;
+    double rh = xc - n * LM_LN2_HI, r = rh - n * LM_LN2_LO, c = (rh - r) - n * LM_LN2_LO;
+    double e = r + lm_expm1_tail(r);
+    double p = 1.0 + (e + c * (e + 1.0));
+    int64_t ni = lm_bits64(k) - lm_bits64(LM_RND_SHIFT), n1 = ni / 2, n2 = ni - n1 - 1;
+    double y = p * lm_from_bits64((n1 + 1023) << 52) * lm_from_bits64((n2 + 1023) << 52);
+    return x > 711.0 ? INFINITY : y;
+}
+
+/* cosh and sinh from e^|x| (sinh below 1, where e - 1/e cancels, by its Taylor series to x^19);
+ * from 20 on e^-|x| is below their last bit: e^|x| / 2 */
+LM_VM double lm_cosh(double x) {
+    double a = fabs(x);
+    double e = lm_exp(a > 20.0 ? 20.0 : a);
+    double y = a > 20.0 ? lm_exp_half(a) : 0.5 * e + 0.5 / e;
+    return x != x ? x : y;
+}
+
+LM_VM double lm_sinh(double x) {
+    double a = fabs(x);
+    double z = a * a;
+    double sm = a + a * z * (1.0 / 6 + z * (1.0 / 120 + z * (1.0 / 5040 + z * (1.0 / 362880 + z * (1.0 / 39916800 +
+                z * (1.0 / 6227020800.0 + z * (1.0 / 1307674368000.0 + z * (1.0 / 355687428096000.0 +
+                z * (1.0 / 121645100408832000.0)))))))));
+    double e = lm_exp(a > 20.0 ? 20.0 : a);
+    double y = a > 20.0 ? lm_exp_half(a) : 0.5 * e - 0.5 / e;
+    y = a < 1.0 ? sm : y;
+    return x != x ? x : copysign(y, x);
+}
+
+/* atanh |x| = log1p(2|x| + 2|x| |x| / (1 - |x|)) / 2 below 1/2 (the correction is small there),
+ * log1p(2|x| / (1 - |x|)) / 2 above */
+LM_VM double lm_atanh(double x) {
+    double a = fabs(x), t = a + a;
+    double a1 = a < 1.0 ? 1.0 - a : 1.0;
+    double y = 0.5 * lm_log1p(a < 0.5 ? t + t * a / a1 : t / a1);
+    y = a == 1.0 ? INFINITY : y;
+    y = a > 1.0 ? NAN : y;
+    return x != x ? x : copysign(y, x);
 }
 
 /* ---- float32: the same algorithms in float arithmetic (twice the lanes of the double forms),
