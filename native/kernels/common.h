@@ -165,14 +165,14 @@ static inline LM_HD float lm_erff(float x) {
 #define LM_LIBM_FLOAT(fn) LM_VM float lm_f_##fn(float x) { return fn##f(x); }
 #define LM_LIBM_DOUBLE(fn) LM_VM double lm_d_##fn(double x) { return fn(x); }
 #define LM_LIBM(fn) LM_LIBM_FLOAT(fn) LM_LIBM_DOUBLE(fn)
-LM_LIBM(acos) LM_LIBM(acosh) LM_LIBM(asin) LM_LIBM(asinh) LM_LIBM(atan) LM_LIBM(cos) LM_LIBM(sin)
+LM_LIBM(acos) LM_LIBM(asin) LM_LIBM(atan) LM_LIBM(cos) LM_LIBM(sin)
 LM_LIBM(tan) LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
 LM_LIBM(ceil) LM_LIBM(trunc) LM_LIBM(rint)
 /* float through the double form, rounded once: still vectorised, half the lanes */
 #define LM_VMATH_VIA_DOUBLE(fn) LM_VM float lm_f_##fn(float x) { return (float)lm_##fn(x); } \
     LM_VM double lm_d_##fn(double x) { return lm_##fn(x); }
 LM_VMATH_VIA_DOUBLE(exp2) LM_VMATH_VIA_DOUBLE(log2) LM_VMATH_VIA_DOUBLE(log10) LM_VMATH_VIA_DOUBLE(cosh)
-LM_VMATH_VIA_DOUBLE(sinh) LM_VMATH_VIA_DOUBLE(atanh)
+LM_VMATH_VIA_DOUBLE(sinh) LM_VMATH_VIA_DOUBLE(atanh) LM_VMATH_VIA_DOUBLE(asinh) LM_VMATH_VIA_DOUBLE(acosh)
 LM_VM float lm_f_exp(float x) { return lm_expf(x); }
 LM_VM double lm_d_exp(double x) { return lm_exp(x); }
 LM_VM float lm_f_tanh(float x) { return lm_tanhf(x); }

@@ -1,4 +1,4 @@
-/* exp, exp2, expm1, log, log2, log10, log1p, tanh, cosh, sinh and atanh for double (expm1, log,
+/* exp, exp2, expm1, log, log2, log10, log1p, tanh, cosh, sinh, atanh, asinh and acosh for double (expm1, log,
  * log1p for float; common.h's table rounds the double forms of the others) in plain arithmetic, so loops over them vectorise
  * (glibc's exp, log, ... do not without -ffast-math), the float64 side of lm_expf & co. in
  * common.h. Every branch is computed and the result picked by selects, as the vectoriser needs;
@@ -215,6 +215,33 @@ LM_VM double lm_atanh(double x) {
     y = a == 1.0 ? INFINITY : y;
     y = a > 1.0 ? NAN : y;
     return x != x ? x : copysign(y, x);
+}
+
+/* asinh |x| = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) (no cancellation) up to 2^26, log |x| + ln 2
+ * beyond (where 1 + x^2 is x^2 in double) */
+LM_VM double lm_asinh(double x) {
+    double a = fabs(x), as = a > 0x1p26 ? 0x1p26 : a, z = as * as;
+    double y = lm_log1p(as + z / (1.0 + sqrt(1.0 + z)));
+    double k, r = lm_log_parts(a > 0x1p26 && a <= DBL_MAX ? a : 1.0, &k);
+    double big = (k + 1.0) * LM_LN2_HI + (r + (k + 1.0) * LM_LN2_LO);
+    y = a > 0x1p26 ? big : y;
+    y = a > DBL_MAX ? a : y;
+    return x != x ? x : copysign(y, x);
+}
+
+/* acosh x = log1p(t + sqrt(2t + t^2)), t = x - 1 (exact), below 2; log(2x - 1 / (x + sqrt(x^2 - 1)))
+ * up to 2^26; log x + ln 2 beyond; NaN below 1 */
+LM_VM double lm_acosh(double x) {
+    double xc = x > 1.0 ? (x < 0x1p26 ? x : 0x1p26) : 1.0, t = xc - 1.0;
+    double lo = lm_log1p(t + sqrt(2.0 * t + t * t));
+    double mid = lm_log(2.0 * xc - 1.0 / (xc + sqrt(xc * xc - 1.0)));
+    double k, r = lm_log_parts(x > 0x1p26 && x <= DBL_MAX ? x : 1.0, &k);
+    double big = (k + 1.0) * LM_LN2_HI + (r + (k + 1.0) * LM_LN2_LO);
+    double y = xc < 2.0 ? lo : mid;
+    y = x >= 0x1p26 ? big : y;
+    y = x > DBL_MAX ? x : y;
+    y = x < 1.0 ? NAN : y;
+    return x != x ? x : y;
 }
 
 /* ---- float32: the same algorithms in float arithmetic (twice the lanes of the double forms),

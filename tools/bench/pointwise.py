@@ -161,18 +161,35 @@ def domain(op, arg):
     return d.get(arg, DEFAULT_DOMAIN) if isinstance(d, dict) else d
 
 
+_CACHE = {}
+
+
+def _base(np, lo, hi, dtype, size, seed):
+    """uniform [lo, hi) as NumPy and as a loom tensor, kept for the next op with the same domain (making
+    2 * 10^7 values costs more than timing most ops)"""
+    import loom
+    key = (lo, hi, dtype, size, seed)
+    if key not in _CACHE:
+        while len(_CACHE) >= 4:
+            del _CACHE[next(iter(_CACHE))]
+        arr = np.random.default_rng(seed).uniform(lo, hi, size).astype(dtype)
+        _CACHE[key] = (arr, loom.from_numpy(arr))
+    return _CACHE[key]
+
+
 def make_inputs(np, op, dtype, n, strided, seed):
-    """{arg name: NumPy array} of n elements (every other one of 2n when strided)."""
-    rng = np.random.default_rng(seed)
+    """{arg name: (NumPy array, loom tensor)} of n elements (every other one of 2n when strided)."""
+    import loom
     out = {}
-    for a in op.inputs:
+    for k, a in enumerate(op.inputs):
         size = 2 * n if strided else n
         if a.name == "condition":
-            base = rng.random(size) < 0.5
+            arr = np.random.default_rng(seed).random(size) < 0.5
+            t = loom.from_numpy(arr)
         else:
             lo, hi = domain(op, a.name)
-            base = rng.uniform(lo, hi, size).astype(dtype)
-        out[a.name] = base[::2] if strided else base
+            arr, t = _base(np, lo, hi, dtype, size, seed + k)   # another seed each: no self - self
+        out[a.name] = (arr[::2], t[::2]) if strided else (arr, t)
     return out
 
 
@@ -206,7 +223,8 @@ def time_op(libs, op, dtype, n, strided, repeats):
     import numpy as np
     import torch
     import loom
-    arrays = make_inputs(np, op, dtype, n, strided, seed=17)
+    inputs = make_inputs(np, op, dtype, n, strided, seed=17)
+    arrays = {k: v[0] for k, v in inputs.items()}
     calls = {}
     for lib, (fn, kw) in libs.items():
         if fn is None:
@@ -218,7 +236,7 @@ def time_op(libs, op, dtype, n, strided, repeats):
             tens = {k: torch.from_numpy(v) for k, v in arrays.items()}
             args, kws = positional(op, tens)
         else:
-            tens = {k: (loom.tensor(v.base)[::2] if strided else loom.tensor(v)) for k, v in arrays.items()}
+            tens = {k: v[1] for k, v in inputs.items()}
             args, kws = positional(op, tens)
         kws = {**kws, **kw}
         try:
