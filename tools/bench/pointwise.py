@@ -306,7 +306,8 @@ def main():
     if args.list:
         return
     if args.markdown:
-        print(f"10^{len(str(args.size)) - 1 if str(args.size).strip('0') == '1' else args.size} elements, "
+        size = f"10^{len(str(args.size)) - 1}" if str(args.size).rstrip("0") == "1" else str(args.size)
+        print(f"{size} elements, "
               f"{args.threads} threads, best of {args.repeats}; ms (lower is better); speed = faster of "
               "NumPy and PyTorch / loom (>= 1: loom at least as fast)\n")
         print("| op | dtype | layout | NumPy | PyTorch | loom | speed |")
@@ -336,7 +337,7 @@ def summary(rows):
 
 
 def _ms(t):
-    return "—" if t is None else f"{t * 1e3:.1f}"
+    return "—" if t is None else (f"{t * 1e3:.1f}" if t >= 1e-2 else f"{t * 1e3:.3g}")
 
 
 def _fmt_speed(s):
