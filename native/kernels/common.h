@@ -32,24 +32,25 @@
 /* LM_LOWEST, LM_HIGHEST, LM_IS_FLOAT and LM_TYPED/LM_TYPED_FN (per dtype) come from dtype.h */
 #define LM_FINITE_MAX(T) _Generic((T)0, float: FLT_MAX, default: DBL_MAX)
 
-/* float/double math by type; integers go through double */
-#define LM_MATH(fn, x) _Generic((x), float: fn##f((float)(x)), default: fn((double)(x)))
+/* float/double math by type; integers go through double. lm_f_FN / lm_d_FN are <math.h>'s fnf / fn
+ * but where vmath.h has a form that vectorises (the table after vmath.h's include). */
+#define LM_MATH(fn, x) _Generic((x), float: lm_f_##fn((float)(x)), default: lm_d_##fn((double)(x)))
 /* the same for two-argument functions (atan2, copysign, hypot), by compute type */
 #define LM_MATH2(fn, T, a, b) _Generic((T)0, float: fn##f((float)(a), (float)(b)), \
     default: fn((double)(a), (double)(b)))
 #define LM_EXP(x) _Generic((x), float: lm_expf((float)(x)), lm_complex64: cexpf((lm_complex64)(x)), \
-    lm_complex128: cexp((lm_complex128)(x)), default: exp((double)(x)))
+    lm_complex128: cexp((lm_complex128)(x)), default: lm_exp((double)(x)))
 
 /* tanh (complex too: the tanh body serves them) and erf, through the vectorising float forms */
 #define LM_TANH(x) _Generic((x), float: lm_tanhf((float)(x)), lm_complex64: ctanhf((lm_complex64)(x)), \
-    lm_complex128: ctanh((lm_complex128)(x)), default: tanh((double)(x)))
+    lm_complex128: ctanh((lm_complex128)(x)), default: lm_tanh((double)(x)))
 #define LM_ERF(x) _Generic((x), float: lm_erff((float)(x)), default: erf((double)(x)))
 
 /* Bodies of ops that serve complex dtypes: the same function of <complex.h> (cexp, clog, ...)
  * for a complex x, of <math.h> for the rest. (Not LM_MATH's job: every branch of a _Generic
  * must compile, and not every function has a complex twin.) */
 #define LM_CMATH(fn, x) _Generic((x), lm_complex64: c##fn##f((lm_complex64)(x)), \
-    lm_complex128: c##fn((lm_complex128)(x)), float: fn##f((float)(x)), default: fn((double)(x)))
+    lm_complex128: c##fn((lm_complex128)(x)), float: lm_f_##fn((float)(x)), default: lm_d_##fn((double)(x)))
 /* |z|, arg z and z ** w of complex values (a body's LM_PW_NAME_complex); every branch of a
  * _Generic is compiled, so each casts to its own type */
 #define LM_CABS(z) _Generic((z), lm_complex64: lm_cabs64((lm_complex64)(z)), default: cabs((lm_complex128)(z)))
@@ -155,6 +156,34 @@ static inline LM_HD float lm_erff(float x) {
     float q = copysignf(1.0f - lm_expf(-u), x);
     return a < 0.921875f ? p : q;   /* NaN reaches q through lm_expf */
 }
+
+#include "vmath.h"
+
+#ifndef __cplusplus
+/* LM_MATH's and LM_CMATH's functions (C side): <math.h>'s, but the vectorising forms of vmath.h
+ * where there are some */
+#define LM_LIBM_FLOAT(fn) LM_VM float lm_f_##fn(float x) { return fn##f(x); }
+#define LM_LIBM_DOUBLE(fn) LM_VM double lm_d_##fn(double x) { return fn(x); }
+#define LM_LIBM(fn) LM_LIBM_FLOAT(fn) LM_LIBM_DOUBLE(fn)
+LM_LIBM(acos) LM_LIBM(asin) LM_LIBM(atan) LM_LIBM(cos) LM_LIBM(sin)
+LM_LIBM(tan) LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
+LM_LIBM(ceil) LM_LIBM(trunc) LM_LIBM(rint)
+/* float through the double form, rounded once: still vectorised, half the lanes */
+#define LM_VMATH_VIA_DOUBLE(fn) LM_VM float lm_f_##fn(float x) { return (float)lm_##fn(x); } \
+    LM_VM double lm_d_##fn(double x) { return lm_##fn(x); }
+LM_VMATH_VIA_DOUBLE(exp2) LM_VMATH_VIA_DOUBLE(log2) LM_VMATH_VIA_DOUBLE(log10) LM_VMATH_VIA_DOUBLE(cosh)
+LM_VMATH_VIA_DOUBLE(sinh) LM_VMATH_VIA_DOUBLE(atanh) LM_VMATH_VIA_DOUBLE(asinh) LM_VMATH_VIA_DOUBLE(acosh)
+LM_VM float lm_f_exp(float x) { return lm_expf(x); }
+LM_VM double lm_d_exp(double x) { return lm_exp(x); }
+LM_VM float lm_f_tanh(float x) { return lm_tanhf(x); }
+LM_VM double lm_d_tanh(double x) { return lm_tanh(x); }
+LM_VM float lm_f_expm1(float x) { return lm_expm1f(x); }
+LM_VM double lm_d_expm1(double x) { return lm_expm1(x); }
+LM_VM float lm_f_log1p(float x) { return lm_log1pf(x); }
+LM_VM double lm_d_log1p(double x) { return lm_log1p(x); }
+LM_VM float lm_f_log(float x) { return lm_logf(x); }
+LM_VM double lm_d_log(double x) { return lm_log(x); }
+#endif
 
 /* integer power by squaring, wrapping on overflow (unsigned arithmetic) */
 static inline LM_HD int64_t lm_ipow(int64_t b, int64_t e) {
