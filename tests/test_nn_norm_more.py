@@ -109,7 +109,9 @@ def test_batch_norm_train_kernel_against_torch(dtype, shape):
         x = (rand(*shape, dtype=dtype) * (step + 1) + step)
         if len(shape) == 4:   # a channels-last array seen as NCHW
             x = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
-        check_module(tm, lm, x, atol=1e-4 if dtype == np.float32 else 1e-9, copy=step == 0)
+        # two values a channel (the 1x1 plane): float32 gradients there amplify rounding, ~3e-4 off on some draws
+        f32 = 1e-3 if np.prod(shape) // 4 <= 2 else 1e-4
+        check_module(tm, lm, x, atol=f32 if dtype == np.float32 else 1e-9, copy=step == 0)
         for p in list(tm.parameters()) + list(lm.parameters()):
             p.grad = None
 

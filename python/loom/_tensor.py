@@ -204,8 +204,9 @@ class Tensor(_autograd.TensorBase):
             "shape": tuple(ffi.unpack(h.shape, h.ndim)),
             "typestr": dt.raw_typestr if raw else dt.typestr,
             "data": (lib.lm_data_address(h), False),
-            # None: C-contiguous (NumPy's cheapest case: most tensors handed over are)
-            "strides": None if lib.lm_is_contiguous(h) else tuple(s * item for s in ffi.unpack(h.strides, h.ndim)),
+            # None (C order, NumPy's cheapest case) only where it says exactly the tensor's strides
+            "strides": None if h.ndim == 0 or h.ndim == 1 and h.strides[0] == 1 else
+            tuple(s * item for s in ffi.unpack(h.strides, h.ndim)),
         }
 
     @property
