@@ -49,6 +49,7 @@ DOMAIN = {
 # non-Tensor arguments without a default (and a few chosen to exercise the kernel), by name
 ARGS = {
     "threshold_backward": {"threshold": 0.0},
+    "leaky_relu_backward": {"negative_slope": 0.01},
     "polygamma": {"n": 1},
     "clamp": {"min": -0.5, "max": 0.5},
 }
@@ -71,6 +72,7 @@ TORCH = {
     "gelu_tanh": ("torch.nn.functional.gelu", {"approximate": "tanh"}),
     "gelu_erf_backward": ("torch.ops.aten.gelu_backward", {}),
     "threshold_backward": ("torch.ops.aten.threshold_backward", {}),
+    "leaky_relu_backward": ("torch.ops.aten.leaky_relu_backward", {"self_is_result": False}),
 }
 LOOM = {
     "gelu_erf": ("loom.nn.functional.gelu", {}),
