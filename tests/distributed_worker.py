@@ -6,6 +6,7 @@ import numpy as np
 
 import loom
 import loom.distributed as dist
+from loom.distributed._group import resolve
 
 DTYPES = [loom.bool, loom.uint8, loom.int32, loom.int64, loom.float32, loom.float64]
 
@@ -60,6 +61,36 @@ def check_all_reduce(r, n):
         raise AssertionError("AVG on int64 must raise")
     except ValueError:
         pass
+
+
+def check_every_dtype(r, n):
+    """every dtype loom has through all_reduce (blocking calls on contiguous tensors take the short
+    way, one C call into MPI, where the platform lets loom find MPI_Allreduce) and broadcast"""
+    if sys.platform.startswith("linux"):
+        assert resolve(None).short is not None, "the short way was not set up"
+    ints = [data(k, loom.int64) for k in range(n)]
+    for name in ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+                 "complex64", "complex128"):
+        dt = getattr(loom, name)
+        wide = loom.complex128 if dt.is_complex else loom.float64
+        ops = [(dist.ReduceOp.SUM, np.sum), (dist.ReduceOp.MAX, np.max), (dist.ReduceOp.MIN, np.min)]
+        for op, f in ops[:1] if dt.is_complex else ops:
+            t = loom.from_numpy(ints[r].copy()).to(dt)
+            dist.all_reduce(t, op=op)
+            want = (f(np.stack(ints), 0) != 0) if dt == loom.bool else f(np.stack(ints), 0)
+            eq(t.to(wide), want.astype(np.float64), f"all_reduce {op} {name}")
+        if dt.is_complex:
+            try:
+                dist.all_reduce(loom.ones(2, dtype=dt), op=dist.ReduceOp.MAX)
+                raise AssertionError("MAX on a complex tensor must raise")
+            except ValueError as e:
+                assert "complex" in str(e), e
+        t = loom.from_numpy(ints[r].copy()).to(dt)
+        dist.broadcast(t, src=n - 1)
+        eq(t.to(wide), ints[n - 1].astype(np.float64) != 0 if dt == loom.bool else ints[n - 1], f"broadcast {name}")
+    t = loom.ones(3, requires_grad=True) * 1.0   # a non-leaf that requires grad: the data is what changes
+    dist.all_reduce(t)
+    eq(t.detach(), np.full(3, float(n)), "all_reduce on a tensor that requires grad")
 
 
 def check_others(r, n):
@@ -133,6 +164,7 @@ def main():
     r, n = dist.get_rank(), dist.get_world_size()
     assert dist.is_initialized() and n == int(sys.argv[1]), (n, sys.argv)
     check_all_reduce(r, n)
+    check_every_dtype(r, n)
     check_others(r, n)
     check_p2p_groups_objects(r, n)
     dist.destroy_process_group()

@@ -111,6 +111,10 @@ void lm_allocator_trim(void);
 int64_t lm_allocator_cached_bytes(void);
 void lm_memory_stats(int64_t *out);   /* live tensors, live storages, their bytes, the allocator's cached bytes */
 void lm_install_gil_hooks(void);   /* defined by the cffi module */
+/* MPI_Allreduce in place on a contiguous CPU tensor (native/core/mpi_call.c); `table` holds the MPI
+ * library's MPI_Allreduce, MPI_IN_PLACE, the communicator, then per dtype code the MPI datatype and
+ * op, 0 where that dtype goes the general way. MPI's return code, or -1 for the general way. */
+int lm_mpi_allreduce(lm_tensor *t, const uintptr_t *table);
 
 /* CUDA (native/cuda/host_runtime.c): the CUDA library is loaded on first use */
 int lm_cuda_load(const char *path);

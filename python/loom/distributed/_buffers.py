@@ -1,9 +1,12 @@
 """Tensors as MPI buffers. A contiguous CPU tensor is lent to MPI as the NumPy view of its
 own memory (zero-copy, no pickling); a non-contiguous one goes through a contiguous copy,
-written back after the operation when the tensor receives data."""
+written back after the operation when the tensor receives data. A dtype NumPy lacks (bfloat16)
+moves as the integers holding its bits; reductions, which MPI cannot do on it, take a float32
+copy (exact for every bfloat16 value) whose result is rounded back once."""
 import numpy as np
 
-from .._tensor import Tensor
+from .._numpy import from_numpy
+from .._tensor import Tensor, _RawView
 
 
 def _check(t, what):
@@ -13,22 +16,31 @@ def _check(t, what):
         raise RuntimeError(f"{what}: the 'mpi' backend takes CPU tensors; this tensor is on CUDA")
 
 
+def host_array(t, reduces=False):
+    """NumPy's view of a CPU tensor (see the module's note for bfloat16)."""
+    t = t.detach()
+    if t.dtype.numpy is not None:
+        return np.asarray(t)
+    return np.asarray(t.float()) if reduces else np.asarray(_RawView(t))
+
+
 class Buf:
     """`array` is what MPI reads or writes; `writeback()` copies it into the tensor if staged."""
 
-    def __init__(self, t, what, writes=True):
+    def __init__(self, t, what, writes=True, reduces=False):
         _check(t, what)
-        view = np.asarray(t.detach())
-        if view.flags.c_contiguous:
+        self._round = reduces and t.dtype.numpy is None
+        view = host_array(t, reduces)
+        if view.flags.c_contiguous and not self._round:
             self.array, self._target = view, None
         else:
             self.array = np.ascontiguousarray(view)
-            self._target = view if writes else None
+            self._target = (t.detach() if self._round else view) if writes else None
 
     def writeback(self):
-        if self._target is not None:
+        if self._target is None:
+            return
+        if self._round:
+            self._target.copy_(from_numpy(self.array))
+        else:
             self._target[...] = self.array
-
-
-def staged(shape, dtype):
-    return np.empty(shape, dtype=dtype.numpy)

@@ -4,11 +4,16 @@ collectives and returns a Work; otherwise the call returns None once the data is
 import numpy as np
 
 from . import _nccl as nccl
-from ._buffers import Buf
+from .._C import lib
+from .._tensor import Tensor
+from ._buffers import Buf, host_array
 from ._group import resolve
 from ._mpi import mpi
 from ._reduce_op import ReduceOp, finish_avg, mpi_op
 from ._work import Work, done
+
+
+_SUM = ReduceOp.SUM
 
 
 def _launch(comm_call, blocking_call, async_op, finish):
@@ -33,9 +38,16 @@ def _count(lst, g, what):
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     g = resolve(group)
+    short = g.short
+    if short is not None and not async_op and isinstance(tensor, Tensor):
+        rc = lib.lm_mpi_allreduce(tensor._h, short.sum if op is _SUM else short.table(op))
+        if rc == 0:
+            return None
+        if rc > 0:
+            raise mpi().Exception(rc)
     if g.backend == "nccl":
         return nccl.all_reduce(g, tensor, op, async_op)
-    b = Buf(tensor, "all_reduce()")
+    b = Buf(tensor, "all_reduce()", reduces=True)
     mop = mpi_op(op, b.array, "all_reduce()")
     if not g.is_member():
         return done() if async_op else None
@@ -63,7 +75,7 @@ def reduce(tensor, dst=0, op=ReduceOp.SUM, group=None, async_op=False):
     g = resolve(group)
     if g.backend == "nccl":
         return nccl.reduce(g, tensor, dst, op, async_op)
-    b = Buf(tensor, "reduce()")
+    b = Buf(tensor, "reduce()", reduces=True)
     mop = mpi_op(op, b.array, "reduce()")
     if not g.is_member():
         return done() if async_op else None
@@ -107,7 +119,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
     def finish():
         for t, part in zip(tensor_list, stage):
-            np.asarray(t.detach())[...] = part
+            host_array(t)[...] = part
     return _launch(lambda: g.comm.Iallgather(inp.array, stage), lambda: g.comm.Allgather(inp.array, stage),
                    async_op, finish)
 
@@ -116,7 +128,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     g = resolve(group)
     if g.backend == "nccl":
         return nccl.reduce_scatter_tensor(g, output, input, op, async_op)
-    out, inp = Buf(output, "reduce_scatter_tensor()"), Buf(input, "reduce_scatter_tensor()", False)
+    out = Buf(output, "reduce_scatter_tensor()", reduces=True)
+    inp = Buf(input, "reduce_scatter_tensor()", False, reduces=True)
     mop = mpi_op(op, out.array, "reduce_scatter_tensor()")
     if inp.array.size != out.array.size * g.size() or out.array.dtype != inp.array.dtype:
         raise ValueError(f"reduce_scatter_tensor(): the input must hold world_size={g.size()} times the output's "
@@ -137,11 +150,11 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     _same(input_list, output, "reduce_scatter()")
     if g.backend == "nccl":
         return nccl.reduce_scatter(g, output, input_list, op, async_op)
-    out = Buf(output, "reduce_scatter()")
+    out = Buf(output, "reduce_scatter()", reduces=True)
     mop = mpi_op(op, out.array, "reduce_scatter()")
     if not g.is_member():
         return done() if async_op else None
-    send = np.stack([np.asarray(t.detach()) for t in input_list]) if input_list else out.array[:0]
+    send = np.stack([host_array(t, reduces=True) for t in input_list]) if input_list else out.array[:0]
 
     def finish():
         finish_avg(op, out.array, g.size())
@@ -171,7 +184,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     def finish():
         if me:
             for t, part in zip(gather_list, stage):
-                np.asarray(t.detach())[...] = part
+                host_array(t)[...] = part
     return _launch(lambda: g.comm.Igather(inp.array, stage, root), lambda: g.comm.Gather(inp.array, stage, root),
                    async_op, finish)
 
@@ -190,7 +203,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
             raise ValueError("scatter(): the source rank must pass scatter_list")
         _count(scatter_list, g, "scatter()")
         _same(scatter_list, tensor, "scatter()")
-        send = np.stack([np.asarray(t.detach()) for t in scatter_list])
+        send = np.stack([host_array(t) for t in scatter_list])
     else:
         if scatter_list:
             raise ValueError("scatter(): scatter_list must be given only on the source rank")

@@ -1,5 +1,6 @@
 """A process group: global ranks and the communicator joining them (MPI, or NCCL's in _nccl)."""
 from ._mpi import mpi
+from ._short import ShortAllreduce
 
 
 class ProcessGroup:
@@ -9,6 +10,7 @@ class ProcessGroup:
     def __init__(self, comm, ranks):
         self.comm = comm           # MPI.COMM_NULL on ranks outside the group
         self.ranks = list(ranks)   # global ranks, in group-rank order
+        self.short = ShortAllreduce.for_comm(comm) if self.backend == "mpi" and self.is_member() else None
 
     def rank(self):
         return self.comm.Get_rank() if self.is_member() else -1
@@ -27,7 +29,7 @@ class ProcessGroup:
     def release(self):
         if self.is_member():
             self.comm.Free()
-        self.comm = mpi().COMM_NULL
+        self.comm, self.short = mpi().COMM_NULL, None
 
     def __repr__(self):
         return f"ProcessGroup(ranks={self.ranks})"

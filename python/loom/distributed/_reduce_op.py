@@ -45,6 +45,8 @@ def _lookup(op, array, what):
         return table[op]
     if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and array.dtype.kind not in "iu":
         raise ValueError(f"{what}: {op!r} needs an integer or bool tensor (got {array.dtype})")
+    if array.dtype.kind == "c" and op not in (ReduceOp.SUM, ReduceOp.AVG):
+        raise ValueError(f"{what}: {op!r} is not supported on complex tensors")
     if op is ReduceOp.AVG and array.dtype.kind not in "fc":
         raise ValueError(f"{what}: ReduceOp.AVG needs a floating point or complex tensor (got {array.dtype})")
     return {ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD, ReduceOp.MIN: MPI.MIN,
