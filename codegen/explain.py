@@ -62,7 +62,7 @@ def explain(model, derivs, name, native):
 
 CUDA_COVERAGE = {
     "generated": lambda op, c: f"generated from the same body, every listed dtype (cuda_shard{c.cuda_shard(op)}.cu)",
-    "shared": lambda op, c: f"lm_cpu_{op.kernel} serves it too (its `devices: cpu, cuda` note)",
+    "shared": lambda op, c: f"lm_cpu_{op.kernel} serves it too (`cuda: same`)",
     "own": lambda op, c: f"lm_cuda_{op.kernel} (native/cuda/host_*.c)",
     "fallback": lambda op, c: f"host fallback: lm_cpu_{op.kernel} on host copies, results moved back (slow)",
     "composite": lambda op, c: "through its parts (a composite)",

@@ -20,7 +20,13 @@ PROMOTE = ("default", "float", "bool_out", "scalars")
 REDUCE_RULES = ("sum", "keep", "bool", "float")
 TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "skip", "nondeterministic", "layouts", "dtypes")
 KEYS = ("func", "variants", "out", "doc", "dtypes", "index_args", "dtype_check", "cross_device", "upcast", "autocast", "promote", "result", "reduce", "mean", "operators", "test",
-        "python_module", "aliases") + KINDS
+        "python_module", "aliases", "cuda") + KINDS
+# `cuda:` of a hand-written kernel (kernel: NAME): how CUDA tensors are served. `same`: lm_cpu_NAME
+# itself (it touches memory only through device-neutral calls); `own`: lm_cuda_NAME in
+# native/cuda/host_*.c; `host` (the default where no result is a view): the CPU kernel on host
+# copies, the results moved back. A view kernel that says nothing has no CUDA path
+# (tests/test_cuda.py keeps ops/ free of those).
+CUDA_WAYS = {"same": "shared", "own": "own", "host": "fallback"}
 PYTHON_MODULES = ("linalg", "fft", "special", "nn.functional")   # the namespaces python_module: places ops in
 CTX_TYPES = ("Scalar", "float", "int", "bool")
 
@@ -43,10 +49,9 @@ class Op:
     check: bool = False      # the pointwise header defines LM_PW_<kernel>_CHECK, run before the loop
     file: str = "ops.yaml"   # the declaring file, as errors name it (ops/pointwise.yaml)
     python_module: tuple = ()   # ((module, name), ...): also loom.MODULE.NAME (loom.special.erfcx, ...)
-    # the op's CUDA kernel: "generated" (pointwise, reductions), "shared" (the lm_cpu_ kernel's note says
-    # `devices: cpu, cuda`: it touches memory only through device-neutral calls), "own" (lm_cuda_KERNEL in
-    # native/cuda/host_*.c), "fallback" (none yet: the CPU kernel runs on host copies and the results move
-    # back), "composite" (its parts'), "" (none: CUDA tensors get NotImplementedError)
+    # the op's CUDA kernel: "generated" (pointwise, reductions), "composite" (its parts'), as a
+    # hand-written kernel's `cuda:` says (CUDA_WAYS): "shared", "own" or "fallback", or "" (none: a
+    # view kernel that says nothing; CUDA tensors get NotImplementedError)
     cuda: str = ""
     cross_device: bool = False   # its Tensors may be on different devices (copy_); others must share one
     # a hand-written kernel meets float16/bfloat16 as float32 copies, its floating results rounded
@@ -152,7 +157,6 @@ def _dtypes(value, err):
 
 
 _SERVES = re.compile(r"serves:\s*([a-z_0-9]+)")
-_DEVICES = re.compile(r"devices:\s*([a-z]+(?:\s*,\s*[a-z]+)*)")
 
 
 class _Kernels:
@@ -170,8 +174,7 @@ class _Kernels:
         self.reduce = {p.stem for p in (self.native / "kernels/reduce").glob("*.h")}
         self.custom = set()
         self.serves = {}   # (kind, name) -> (dtype set name, file)
-        self.shared = set()   # lm_cpu_ kernels that serve CUDA too (a `devices: cpu, cuda` note)
-        self.cuda_own = set()   # lm_cuda_NAME in native/cuda/host_*.c
+        self.cuda_own = set()   # lm_cuda_NAME in native/cuda/host_*.c, which `cuda: own` may name
         self.checked = set()
         self.complex_bodies = set()   # pointwise headers defining LM_PW_NAME_complex
         for kind, folder in (("pointwise", "kernels/pointwise"), ("reduction", "kernels/reduce")):
@@ -193,25 +196,26 @@ class _Kernels:
                     note = _SERVES.search(above[above.rfind("/*"):])
                     if note:
                         self.serves[("kernel", m.group(1))] = (note.group(1), f"cpu/{p.name}")
-                    devices = _DEVICES.search(above[above.rfind("/*"):])
-                    if devices and "cuda" in [d.strip() for d in devices.group(1).split(",")]:
-                        self.shared.add(m.group(1))
         for p in sorted(self.native.glob("cuda/host_*.c")):
             self.cuda_own.update(re.findall(r"^\S.*?\blm_cuda_([a-z0-9_]+)\s*\(", p.read_text(), re.M))
 
-    def cuda(self, kind, name, schema):
-        if kind in ("pointwise", "reduction"):
-            return "generated"
-        if kind == "composite":
-            return "composite"
-        if name in self.cuda_own:
-            return "own"
-        if name in self.shared:
-            return "shared"
-        # the CPU kernel on host copies: only where no result aliases an input (a view
-        # of a host copy would not be a view of the CUDA tensor)
+    def cuda(self, kind, name, schema, value, err):
+        """The op's CUDA way (see Op.cuda) from its `cuda:` key (`value`, None when absent)."""
+        if kind in ("pointwise", "reduction", "composite"):
+            if value is not None:
+                err("'cuda' is for hand-written kernels (kernel: NAME); the others' CUDA code is generated")
+            return "generated" if kind != "composite" else "composite"
         views = any(r.type.alias and not r.type.mutable for r in schema.returns)
-        return "" if views else "fallback"
+        if value is None:   # a view of a host copy would be no view of the CUDA tensor: none for views
+            return "" if views else "fallback"
+        if value not in CUDA_WAYS:
+            err(f"'cuda' is one of {', '.join(CUDA_WAYS)}{did_you_mean(str(value), CUDA_WAYS)}")
+        if value == "host" and views:
+            err(f"kernel '{name}' returns a view: 'cuda: host' would return a view of a host copy")
+        if value == "own" and name not in self.cuda_own:
+            err(f"'cuda: own' needs a function lm_cuda_{name}(...) in native/cuda/host_*.c"
+                f"{did_you_mean(name, self.cuda_own)}")
+        return CUDA_WAYS[value]
 
     def composite(self, value, schema, family, err):
         """`composite: true` names the function loom._composites.FAMILY.NAME (NAME: the op's C name);
@@ -449,7 +453,7 @@ def parse_op(entry, path, kernels):
             doc.strip(), line, promote, reduce, mean, tuple(operators), dict(test), tuple(index_args),
             kind == "pointwise" and kernel.strip() in kernels.checked, path,
             _python_module(entry.get("python_module", []), schema.name, lambda m: err(m, "python_module")),
-            kernels.cuda(kind, kernel.strip(), schema), cross_device, upcast, autocast, result == "real",
+            kernels.cuda(kind, kernel.strip(), schema, entry.get("cuda"), lambda m: err(m, "cuda")), cross_device, upcast, autocast, result == "real",
             kind == "pointwise" and kernel.strip() in kernels.complex_bodies, upcast_cuda=upcast_cuda,
             aliases=tuple(aliases), dtype_check=dtype_check)
     _check_kind(op, err)

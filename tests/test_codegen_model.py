@@ -311,3 +311,49 @@ def test_upcast_cpu_leaves_16bit_to_the_cuda_kernel(tmp_path):
     with pytest.raises(SpecError) as err:
         _load_text(tmp_path, op.file, _real(op.file).replace("  upcast: cpu\n", "  upcast: gpu\n", 1))
     assert "'upcast' is true, false or 'cpu'" in str(err.value) and str(err.value).startswith(f"{op.file}:")
+
+
+def _with_cuda_line(op, line):
+    """ops/FAMILY.yaml's text with `op`'s `cuda:` line replaced by `line` ("" drops it), and that line's number"""
+    LINES = _lines(op)
+    end = next((i for i in range(op.line, len(LINES)) if LINES[i].startswith("- func:")), len(LINES))
+    at = next(i for i in range(op.line - 1, end) if LINES[i].startswith("  cuda:"))
+    return "".join(LINES[:at] + ([line] if line else []) + LINES[at + 1:]), at + 1
+
+
+def test_a_view_kernel_says_how_cuda_is_served(tmp_path):
+    """Without `cuda:` a kernel gets the host fallback, which cannot return a view of a CUDA tensor:
+    a view kernel that says nothing has no CUDA path (which test_every_op_has_a_cuda_path refuses
+    in ops/), and one that says `host` is refused at its line."""
+    op = MODEL.get("diagonal")
+    text, _ = _with_cuda_line(op, "")
+    assert next(o for o in _load_text(tmp_path, op.file, text).ops if o.name == "diagonal").cuda == ""
+    text, at = _with_cuda_line(op, "  cuda: host\n")
+    with pytest.raises(SpecError, match=rf"^{op.file}:{at}: kernel 'diagonal' returns a view: 'cuda: host'"):
+        _load_text(tmp_path, op.file, text)
+
+
+@pytest.mark.parametrize("value, message", [
+    ("own", r"'cuda: own' needs a function lm_cuda_mm\(\.\.\.\) in native/cuda/host_\*\.c"),
+    ("sam", r"'cuda' is one of same, own, host \(did you mean 'same'\?\)"),
+])
+def test_a_wrong_cuda_way_names_its_line(tmp_path, value, message):
+    op = MODEL.get("mm")
+    text, at = _with_cuda_line(op, f"  cuda: {value}\n")
+    with pytest.raises(SpecError, match=rf"^{op.file}:{at}: {message}"):
+        _load_text(tmp_path, op.file, text)
+
+
+def test_cuda_is_said_only_by_hand_written_kernels(tmp_path):
+    op = MODEL.get("exp")
+    LINES = _lines(op)
+    text = "".join(LINES[:op.line] + ["  cuda: same\n"] + LINES[op.line:])
+    with pytest.raises(SpecError, match=rf"^{op.file}:{op.line + 1}: 'cuda' is for hand-written kernels"):
+        _load_text(tmp_path, op.file, text)
+
+
+def test_the_cuda_way_comes_from_the_yaml_alone():
+    """The dispatch table's CUDA slot follows `cuda:` (no note in the C is read for it)."""
+    said = {op.schema.full_name for op in MODEL.ops if op.kind == "kernel" and op.cuda == "shared"}
+    assert "mm" in said and "view" in said and "gather" not in said
+    assert not re.search(r"devices:\s*cpu", "".join(p.read_text() for p in (ROOT / "native/cpu").glob("*.c")))

@@ -56,7 +56,7 @@ def test_every_generated_op_has_a_cuda_kernel():
 
 def test_every_op_has_a_cuda_path():
     """No op is left without a CUDA kernel: a view op (whose result must alias the CUDA
-    tensor, so the host fallback cannot serve it) needs its kernel's `devices: cpu, cuda` note."""
+    tensor, so the host fallback cannot serve it) says `cuda: same` or `cuda: own` (the build refuses it otherwise)."""
     assert [op.schema.full_name for op in MODEL.ops if not op.cuda] == []
 
 

@@ -21,7 +21,6 @@ static int need_complex(const lm_tensor *self, const char *what) {
     return lm_set_error(LM_ERR_RUNTIME, "%s is not implemented for tensors with non-complex dtypes.", what);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_view_as_real(lm_tensor *self) {
     if (!lm_is_complex(self->dtype)) {
         lm_set_error(LM_ERR_RUNTIME, "view_as_real is only supported for complex tensors");
@@ -30,7 +29,6 @@ lm_tensor *lm_cpu_view_as_real(lm_tensor *self) {
     return parts(self, -1);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_real(lm_tensor *self) {
     if (!lm_is_complex(self->dtype)) {
         lm_retain(self);
@@ -39,13 +37,11 @@ lm_tensor *lm_cpu_real(lm_tensor *self) {
     return parts(self, 0);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_imag(lm_tensor *self) {
     return need_complex(self, "imag") ? NULL : parts(self, 1);
 }
 
-/* (..., 2) float32/float64 with a last stride of 1 and even strides elsewhere, seen as complex.
- * devices: cpu, cuda */
+/* (..., 2) float32/float64 with a last stride of 1 and even strides elsewhere, seen as complex. */
 lm_tensor *lm_cpu_view_as_complex(lm_tensor *self) {
     if (self->dtype != LM_FLOAT32 && self->dtype != LM_FLOAT64) {
         lm_set_error(LM_ERR_RUNTIME, "view_as_complex is only supported for float and double tensors, but got a "

@@ -62,7 +62,7 @@ static lm_tensor *finish(lm_tensor *out, int rc, lm_tensor *a, lm_tensor *b) {
     return out;
 }
 
-/* serves: floating; devices: cpu, cuda */
+/* serves: floating */
 lm_tensor *lm_cpu_conv2d(lm_tensor *input, lm_tensor *weight, lm_tensor *bias, const int64_t *stride,
                          int64_t stride_len, const int64_t *padding, int64_t padding_len, const int64_t *dilation,
                          int64_t dilation_len, int64_t groups) {
@@ -106,7 +106,7 @@ static int check_grad(const geom *G, const lm_tensor *grad) {
     return 0;
 }
 
-/* d input = col2im(W_g^T @ grad_g) (serves: floating; devices: cpu, cuda) */
+/* d input = col2im(W_g^T @ grad_g) (serves: floating) */
 lm_tensor *lm_cpu_conv2d_backward_input(lm_tensor *grad, lm_tensor *weight, const int64_t *input_size,
                                         int64_t input_size_len, const int64_t *stride, int64_t stride_len,
                                         const int64_t *padding, int64_t padding_len, const int64_t *dilation,
@@ -124,7 +124,7 @@ lm_tensor *lm_cpu_conv2d_backward_input(lm_tensor *grad, lm_tensor *weight, cons
     return finish(dx, rc, gy, w);
 }
 
-/* d weight_g = sum over samples of grad_g @ col^T (serves: floating; devices: cpu, cuda) */
+/* d weight_g = sum over samples of grad_g @ col^T (serves: floating) */
 lm_tensor *lm_cpu_conv2d_backward_weight(lm_tensor *grad, lm_tensor *input, const int64_t *weight_size,
                                          int64_t weight_size_len, const int64_t *stride, int64_t stride_len,
                                          const int64_t *padding, int64_t padding_len, const int64_t *dilation,

@@ -11,7 +11,7 @@ static int default_dtype(lm_scalar v) {
 }
 static int dev(int device) { return device < 0 ? LM_CPU : device; }
 
-/* devices: cpu, cuda (elsewhere one element is broadcast by the device's copy) */
+/* on the CPU a loop; elsewhere one element is broadcast by the device's copy */
 lm_tensor *lm_cpu_full(const int64_t *size, int64_t size_len, lm_scalar fill_value, int dtype, int device) {
     if (lm_check_shape((int)size_len, size)) return NULL;
     if (dtype < 0) dtype = default_dtype(fill_value);
@@ -100,17 +100,14 @@ static lm_tensor *host_eye(int64_t n, int64_t m, int dtype) {
     return t;
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_arange(lm_scalar start, lm_scalar end, lm_scalar step, int dtype, int device) {
     return lm_move_to(host_arange(start, end, step, dtype), device);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_linspace(lm_scalar start, lm_scalar end, int64_t steps, int dtype, int device) {
     return lm_move_to(host_linspace(start, end, steps, dtype), device);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_eye(int64_t n, int64_t m, int dtype, int device) {
     return lm_move_to(host_eye(n, m, dtype), device);
 }

@@ -60,7 +60,6 @@ static lm_tensor *select(lm_tensor *self, int d, lm_tensor *idx_t, int out_ndim)
     return out;
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_index_select(lm_tensor *self, int64_t dim, lm_tensor *index) {
     int d;
     if (lm_wrap_dim(dim, self->ndim, &d)) return NULL;
@@ -139,7 +138,6 @@ done:
     return out;
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_embedding(lm_tensor *weight, lm_tensor *indices, int64_t padding_idx, bool scale_grad_by_freq) {
     (void)padding_idx, (void)scale_grad_by_freq;   /* only the backward uses them */
     if (weight->ndim != 2) {

@@ -4,7 +4,6 @@
 #include "loom.h"
 #include "loom_ops.h"
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_cat(lm_tensor **tensors, int64_t tensors_len, int64_t dim) {
     if (tensors_len <= 0) { lm_set_error(LM_ERR_VALUE, "expected a non-empty list of Tensors"); return NULL; }
     const lm_tensor *ref = NULL;   /* legacy 1-D empty tensors take no part, as in PyTorch */
@@ -56,7 +55,6 @@ lm_tensor *lm_cpu_cat(lm_tensor **tensors, int64_t tensors_len, int64_t dim) {
     return out;
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_stack(lm_tensor **tensors, int64_t tensors_len, int64_t dim) {
     if (tensors_len <= 0) { lm_set_error(LM_ERR_VALUE, "stack expects a non-empty TensorList"); return NULL; }
     const lm_tensor *ref = tensors[0];

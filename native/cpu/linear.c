@@ -6,7 +6,7 @@
 #include "alloc.h"
 #include "gemm.h"
 
-/* devices: cpu, cuda (the product through lm_gemm_on; the bias broadcast by a copy) */
+/* any device: the product through lm_gemm_on, the bias broadcast by a copy */
 lm_tensor *lm_cpu_linear(lm_tensor *input, lm_tensor *weight, lm_tensor *bias) {
     if (input->ndim < 1) { lm_set_error(LM_ERR_VALUE, "input must be at least 1-D (got a 0-D tensor)"); return NULL; }
     if (weight->ndim != 2) { lm_set_error(LM_ERR_VALUE, "weight must be 2-D (out_features, in_features), got %dD", weight->ndim); return NULL; }
@@ -105,7 +105,6 @@ static int sum_rows_on(int device, int dt, lm_mat g, int64_t M, int64_t O, char 
     return err ? -1 : 0;
 }
 
-/* devices: cpu, cuda */
 int lm_cpu_linear_backward(lm_tensor *grad, lm_tensor *input, lm_tensor *weight, bool input_grad, bool weight_grad,
                            bool bias_grad, lm_tensor **out) {
     if (weight->ndim != 2)

@@ -97,7 +97,7 @@ static lm_tensor *device_nll(lm_tensor *self, const nll_geom *G, lm_tensor *x, l
     return out;
 }
 
-/* serves: floating; devices: cpu, cuda */
+/* serves: floating */
 lm_tensor *lm_cpu_nll_loss(lm_tensor *self, lm_tensor *target, lm_tensor *weight, const char *reduction,
                            int64_t ignore_index) {
     nll_geom G;
@@ -137,7 +137,7 @@ done:
     return out;
 }
 
-/* serves: floating; devices: cpu, cuda */
+/* serves: floating */
 lm_tensor *lm_cpu_nll_loss_backward(lm_tensor *grad_output, lm_tensor *self, lm_tensor *target, lm_tensor *weight,
                                     const char *reduction, int64_t ignore_index) {
     nll_geom G;

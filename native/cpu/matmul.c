@@ -123,14 +123,12 @@ static lm_tensor *batched(lm_tensor *a, lm_tensor *b) {
     return out;
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_mm(lm_tensor *self, lm_tensor *mat2) {
     if (self->ndim != 2) { lm_set_error(LM_ERR_VALUE, "self must be a matrix (got %dD)", self->ndim); return NULL; }
     if (mat2->ndim != 2) { lm_set_error(LM_ERR_VALUE, "mat2 must be a matrix (got %dD)", mat2->ndim); return NULL; }
     return batched(self, mat2);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_bmm(lm_tensor *self, lm_tensor *mat2) {
     if (self->ndim != 3 || mat2->ndim != 3) {
         lm_set_error(LM_ERR_VALUE, "batch1 and batch2 must be 3D tensors (got %dD and %dD)", self->ndim, mat2->ndim);
@@ -145,7 +143,7 @@ lm_tensor *lm_cpu_bmm(lm_tensor *self, lm_tensor *mat2) {
 }
 
 /* NumPy's matmul: 1-D operands become a row (left) or column (right) matrix
- * for the product, and that dim is dropped from the result. devices: cpu, cuda */
+ * for the product, and that dim is dropped from the result. */
 lm_tensor *lm_cpu_matmul(lm_tensor *self, lm_tensor *other) {
     if (self->ndim == 0 || other->ndim == 0) {
         lm_set_error(LM_ERR_VALUE, "both arguments to matmul need to be at least 1D, but they are %dD and %dD",

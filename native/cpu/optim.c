@@ -10,7 +10,7 @@
  * buffers, params and grads the group's tensors in buffer order. Per element:
  * g = ±grad (+ wd p for L2); p *= 1 - lr wd (decoupled); m = b1 m + (1 - b1) g;
  * v = b2 v + (1 - b2) g^2; p -= lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps),
- * with bc = 1 - beta^step, as PyTorch's Adam (serves: floating; devices: cpu, cuda) */
+ * with bc = 1 - beta^step, as PyTorch's Adam (serves: floating) */
 int lm_cpu_adam_step_(lm_tensor *self, lm_tensor *exp_avg_sq, lm_tensor **params, int64_t params_len,
                       lm_tensor **grads, int64_t grads_len, double lr, double beta1, double beta2, double eps,
                       double weight_decay, double step, bool decoupled_weight_decay, bool maximize) {

@@ -71,7 +71,6 @@ static lm_tensor *pooled(const lm_tensor *t, const pgeom *G, int dtype) {
     return lm_empty(t->ndim, shape, dtype, t->device);
 }
 
-/* devices: cpu, cuda */
 int lm_cpu_max_pool2d_with_indices(lm_tensor *self, const int64_t *kernel_size, int64_t kernel_size_len,
                                    const int64_t *stride, int64_t stride_len, const int64_t *padding,
                                    int64_t padding_len, const int64_t *dilation, int64_t dilation_len, bool ceil_mode,
@@ -169,7 +168,7 @@ int lm_cpu_max_pool2d_with_indices(lm_tensor *self, const int64_t *kernel_size, 
     return 0;
 }
 
-/* grad (shape of the pooled output) added into zeros shaped like self at indices (devices: cpu, cuda) */
+/* grad (shape of the pooled output) added into zeros shaped like self at indices */
 lm_tensor *lm_cpu_max_pool2d_backward(lm_tensor *grad_output, lm_tensor *self, lm_tensor *indices) {
     pgeom G;
     if (planes_of(self, &G)) return NULL;

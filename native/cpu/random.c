@@ -64,7 +64,6 @@ static lm_tensor *make(const int64_t *size, int64_t n, int dtype, int device, bo
     return lm_empty((int)n, size, dtype, device < 0 ? LM_CPU : device);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_rand(const int64_t *size, int64_t size_len, int dtype, int device) {
     int dt = dtype < 0 ? lm_get_default_dtype() : dtype;   /* float16/bfloat16: drawn here, then moved */
     lm_tensor *t = make(size, size_len, dtype, device < 0 || lm_dtype_work[dt] == dt ? device : LM_CPU, true);
@@ -91,7 +90,6 @@ lm_tensor *lm_cpu_rand(const int64_t *size, int64_t size_len, int dtype, int dev
     return t;
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_randn(const int64_t *size, int64_t size_len, int dtype, int device) {
     lm_tensor *t = make(size, size_len, dtype, device, true);
     if (!t) return NULL;
@@ -112,7 +110,6 @@ lm_tensor *lm_cpu_randn(const int64_t *size, int64_t size_len, int dtype, int de
     return t;
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_randint(int64_t low, int64_t high, const int64_t *size, int64_t size_len, int dtype, int device) {
     if (high <= low) {
         lm_set_error(LM_ERR_VALUE, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",

@@ -152,9 +152,9 @@ static lm_tensor *forward(lm_tensor *self, int64_t dim, int dtype, bool is_log) 
     return out;
 }
 
-/* serves: floating; devices: cpu, cuda */
+/* serves: floating */
 lm_tensor *lm_cpu_softmax(lm_tensor *self, int64_t dim, int dtype) { return forward(self, dim, dtype, false); }
-/* serves: floating; devices: cpu, cuda */
+/* serves: floating */
 lm_tensor *lm_cpu_log_softmax(lm_tensor *self, int64_t dim, int dtype) { return forward(self, dim, dtype, true); }
 
 /* softmax: y * (g - sum(g * y)); log_softmax: g - exp(y) * sum(g) */
@@ -182,12 +182,12 @@ static lm_tensor *backward(lm_tensor *grad_output, lm_tensor *output, int64_t di
     return out;
 }
 
-/* serves: floating; devices: cpu, cuda */
+/* serves: floating */
 lm_tensor *lm_cpu_softmax_backward(lm_tensor *grad_output, lm_tensor *output, int64_t dim) {
     return backward(grad_output, output, dim, false);
 }
 
-/* serves: floating; devices: cpu, cuda */
+/* serves: floating */
 lm_tensor *lm_cpu_log_softmax_backward(lm_tensor *grad_output, lm_tensor *output, int64_t dim) {
     return backward(grad_output, output, dim, true);
 }

@@ -62,7 +62,6 @@ static bool view_strides(const lm_tensor *t, int n, const int64_t *shape, int64_
     return view_d == -1;
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_view(lm_tensor *self, const int64_t *size, int64_t size_len) {
     int64_t shape[LM_MAX_DIMS], strides[LM_MAX_DIMS];
     if (infer_size(self, size, size_len, shape)) return NULL;
@@ -74,7 +73,6 @@ lm_tensor *lm_cpu_view(lm_tensor *self, const int64_t *size, int64_t size_len) {
     return restride(self, (int)size_len, shape, strides);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_reshape(lm_tensor *self, const int64_t *shape, int64_t shape_len) {
     int64_t sh[LM_MAX_DIMS], strides[LM_MAX_DIMS];
     if (infer_size(self, shape, shape_len, sh)) return NULL;
@@ -87,7 +85,6 @@ lm_tensor *lm_cpu_reshape(lm_tensor *self, const int64_t *shape, int64_t shape_l
     return r;
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_transpose(lm_tensor *self, int64_t dim0, int64_t dim1) {
     int a, b;
     if (lm_wrap_dim(dim0, self->ndim, &a) || lm_wrap_dim(dim1, self->ndim, &b)) return NULL;
@@ -100,14 +97,12 @@ lm_tensor *lm_cpu_transpose(lm_tensor *self, int64_t dim0, int64_t dim1) {
     return restride(self, self->ndim, shape, strides);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_t(lm_tensor *self) {
     if (self->ndim > 2)
         { lm_set_error(LM_ERR_VALUE, "t() expects a tensor with <= 2 dimensions, but self is %dD", self->ndim); return NULL; }
     return self->ndim < 2 ? restride(self, self->ndim, self->shape, self->strides) : lm_cpu_transpose(self, 0, 1);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_permute(lm_tensor *self, const int64_t *dims, int64_t dims_len) {
     if (dims_len != self->ndim) {
         lm_set_error(LM_ERR_VALUE, "number of dims don't match in permute: input has %d dims but %lld were given",
@@ -127,7 +122,6 @@ lm_tensor *lm_cpu_permute(lm_tensor *self, const int64_t *dims, int64_t dims_len
     return restride(self, self->ndim, shape, strides);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_expand(lm_tensor *self, const int64_t *size, int64_t size_len) {
     if (size_len < self->ndim || size_len > LM_MAX_DIMS) {
         lm_set_error(LM_ERR_VALUE, "the number of sizes provided (%lld) must be greater or equal to the number of "
@@ -158,7 +152,6 @@ lm_tensor *lm_cpu_expand(lm_tensor *self, const int64_t *size, int64_t size_len)
     return restride(self, (int)size_len, shape, strides);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_squeeze(lm_tensor *self, const int64_t *dim, int64_t dim_len) {
     bool drop[LM_MAX_DIMS] = {0};
     for (int d = 0; d < self->ndim; d++) drop[d] = dim_len < 0 && self->shape[d] == 1;
@@ -174,7 +167,6 @@ lm_tensor *lm_cpu_squeeze(lm_tensor *self, const int64_t *dim, int64_t dim_len) 
     return restride(self, n, shape, strides);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_unsqueeze(lm_tensor *self, int64_t dim) {
     int d;
     if (lm_wrap_dim(dim, self->ndim + 1, &d)) return NULL;
@@ -191,7 +183,6 @@ lm_tensor *lm_cpu_unsqueeze(lm_tensor *self, int64_t dim) {
     return restride(self, self->ndim + 1, shape, strides);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_flatten(lm_tensor *self, int64_t start_dim, int64_t end_dim) {
     int s, e;
     if (lm_wrap_dim(start_dim, self->ndim, &s) || lm_wrap_dim(end_dim, self->ndim, &e)) return NULL;
@@ -207,7 +198,6 @@ lm_tensor *lm_cpu_flatten(lm_tensor *self, int64_t start_dim, int64_t end_dim) {
     return lm_cpu_reshape(self, shape, n);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_narrow(lm_tensor *self, int64_t dim, int64_t start, int64_t length) {
     int d;
     if (self->ndim == 0) { lm_set_error(LM_ERR_VALUE, "narrow() cannot be applied to a 0-dim tensor."); return NULL; }
@@ -230,24 +220,20 @@ lm_tensor *lm_cpu_narrow(lm_tensor *self, int64_t dim, int64_t start, int64_t le
     return lm_view(self, self->ndim, shape, self->strides, self->offset + start * self->strides[d]);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_contiguous(lm_tensor *self) { return lm_contiguous(self); }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_clone(lm_tensor *self) {
     lm_tensor *out = lm_empty_like(self, -1);
     if (out && lm_copy_into(out, self)) { lm_release(out); return NULL; }
     return out;
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_to_dtype(lm_tensor *self, int dtype, bool non_blocking, bool copy) {
     (void)non_blocking;
     if (copy && dtype == self->dtype) return lm_cpu_clone(self);
     return lm_cast(self, dtype);
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_to_device(lm_tensor *self, int device, int dtype, bool non_blocking, bool copy) {
     if (dtype < 0) dtype = self->dtype;
     if (device < 0 || device == self->device) return lm_cpu_to_dtype(self, dtype, non_blocking, copy);
@@ -256,7 +242,6 @@ lm_tensor *lm_cpu_to_device(lm_tensor *self, int device, int dtype, bool non_blo
     return out;
 }
 
-/* devices: cpu, cuda */
 int lm_cpu_copy_(lm_tensor *self, lm_tensor *src) {
     if (lm_check_writable(self)) return -1;
     int nd;
@@ -278,7 +263,6 @@ int lm_cpu_copy_(lm_tensor *self, lm_tensor *src) {
     return lm_copy_into(self, src);
 }
 
-/* devices: cpu, cuda */
 int lm_cpu_fill_(lm_tensor *self, lm_scalar value) {
     if (lm_check_writable(self) || lm_check_scalar_fits(value, self->dtype)) return -1;
     lm_tensor *v = lm_scalar_tensor(value, self->dtype, false);
@@ -288,14 +272,13 @@ int lm_cpu_fill_(lm_tensor *self, lm_scalar value) {
     return err;
 }
 
-/* devices: cpu, cuda */
 lm_tensor *lm_cpu_empty(const int64_t *size, int64_t size_len, int dtype, int device) {
     if (lm_check_shape((int)size_len, size)) return NULL;
     return lm_empty((int)size_len, size, dtype < 0 ? lm_get_default_dtype() : dtype, device < 0 ? LM_CPU : device);
 }
 
 /* The diagonal at `offset` of dims dim1 and dim2 as a view: those dims removed, one dim of stride
- * stride1 + stride2 appended. Offsets past the edge give an empty diagonal (no overflow for any int64). devices: cpu, cuda */
+ * stride1 + stride2 appended. Offsets past the edge give an empty diagonal (no overflow for any int64). */
 lm_tensor *lm_cpu_diagonal(lm_tensor *self, int64_t offset, int64_t dim1, int64_t dim2) {
     int a, b;
     if (lm_wrap_dim(dim1, self->ndim, &a) || lm_wrap_dim(dim2, self->ndim, &b)) return NULL;
@@ -320,8 +303,7 @@ lm_tensor *lm_cpu_diagonal(lm_tensor *self, int64_t offset, int64_t dim1, int64_
 }
 
 /* Tensor.unfold: the windows of `size` elements, `step` apart, along `dimension` as a view: that dim
- * counts the windows (stride step times its own) and a last dim of size `size` walks a window.
- * devices: cpu, cuda */
+ * counts the windows (stride step times its own) and a last dim of size `size` walks a window. */
 lm_tensor *lm_cpu_unfold(lm_tensor *self, int64_t dimension, int64_t size, int64_t step) {
     int d;
     if (lm_wrap_dim(dimension, self->ndim, &d)) return NULL;
@@ -352,8 +334,7 @@ lm_tensor *lm_cpu_unfold(lm_tensor *self, int64_t dimension, int64_t size, int64
 }
 
 /* A view of self's storage with the given sizes, strides and storage offset (self's own offset when
-   none is given: INT64_MIN), checked against the storage's size as PyTorch's setStorage checks it.
-   devices: cpu, cuda */
+   none is given: INT64_MIN), checked against the storage's size as PyTorch's setStorage checks it. */
 lm_tensor *lm_cpu_as_strided(lm_tensor *self, const int64_t *size, int64_t size_len, const int64_t *stride,
                              int64_t stride_len, int64_t storage_offset) {
     if (size_len != stride_len) {
