@@ -10,13 +10,14 @@ from .errors import SpecError, did_you_mean
 
 PATH = Path(__file__).resolve().parent.parent / "dtypes.yaml"
 CATEGORIES = ("bool", "integral", "floating", "complex")   # promotion raises along this order
-KEYS = ("name", "c", "cuda", "category", "bits", "signed", "numpy", "dlpack", "aliases", "sets", "max", "compute", "digits")
+KEYS = ("name", "torch", "c", "cuda", "category", "bits", "signed", "numpy", "dlpack", "aliases", "sets", "max", "compute", "digits")
 
 
 @dataclass(frozen=True)
 class DType:
     name: str
     code: int
+    torch: str   # PyTorch's ScalarType name (Float, Long, ...), as its messages say it
     c: str
     cuda: str
     category: str
@@ -161,7 +162,7 @@ def _row(entry, code, shown):
     for k in entry:
         if k not in KEYS:
             err(f"unknown key '{k}'{did_you_mean(str(k), KEYS)}", k)
-    for k in ("name", "c", "cuda", "category", "bits", "numpy", "dlpack"):
+    for k in ("name", "torch", "c", "cuda", "category", "bits", "numpy", "dlpack"):
         if k not in entry:
             err(f"missing '{k}'")
     if entry["category"] not in CATEGORIES:
@@ -176,7 +177,7 @@ def _row(entry, code, shown):
     dl = entry["dlpack"]
     if not (isinstance(dl, list) and len(dl) == 2 and all(isinstance(x, int) for x in dl)):
         err("dlpack is [type code, bits]", "dlpack")
-    return DType(str(entry["name"]), code, str(entry["c"]), str(entry["cuda"]), entry["category"], bits,
+    return DType(str(entry["name"]), code, str(entry["torch"]), str(entry["c"]), str(entry["cuda"]), entry["category"], bits,
                  bool(entry.get("signed", entry["category"] != "bool")), str(entry["numpy"]), tuple(dl),
                  tuple(str(a) for a in entry.get("aliases", [])), tuple(str(s) for s in entry.get("sets", [])), line,
                  str(entry.get("max", "")), str(entry.get("compute", "")), int(entry.get("digits", 0)))

@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch", reason="PyTorch is not installed: its promo
 
 UINT16 = """
 - name: uint16
+  torch: UInt16
   c: uint16_t
   cuda: uint16_t
   category: integral
@@ -40,7 +41,7 @@ def test_promotion_lattice_is_pytorchs():
 
 def test_a_malformed_row_names_its_line(tmp_path):
     p = tmp_path / "dtypes.yaml"
-    p.write_text(dtypes.PATH.read_text() + "\n- name: int16\n  c: int16_t\n  cuda: int16_t\n  category: intgral\n"
+    p.write_text(dtypes.PATH.read_text() + "\n- name: int16\n  torch: Short\n  c: int16_t\n  cuda: int16_t\n  category: intgral\n"
                  "  bits: 16\n  numpy: int16\n  dlpack: [0, 16]\n")
     with pytest.raises(Exception, match=r"dtypes.yaml:\d+: category is one of bool, integral, floating, complex"):
         dtypes.load(p)
@@ -70,7 +71,7 @@ def test_a_new_dtype_reaches_every_generated_place(with_uint16):
     assert len(rows) == code + 1
     assert f"LM_UINT16 = {code}," in (out / "cdef.h").read_text()   # cffi sees the same enum
     table = (out / "_dtype_table.py").read_text()
-    assert f"('uint16', {code}, 'integral', 2, 'uint16', (1, 16), ('ushort',), False)" in table
+    assert f"('uint16', {code}, 'integral', 2, 'uint16', (1, 16), ('ushort',), False, 'UInt16')" in table
     assert "ushort: dtype" in (out / "__init__.pyi").read_text()
     shards = "".join(p.read_text() for p in out.glob("ops_shard*.c"))
     assert "add_Tensor_loop_uint16" in shards   # `dtypes: all` ops serve it

@@ -379,3 +379,54 @@ lm_tensor *lm_cpu_as_strided(lm_tensor *self, const int64_t *size, int64_t size_
     }
     return lm_view(self, (int)size_len, size, stride, offset);
 }
+
+/* self's memory read as `dtype` (Tensor.view(dtype)): with the same element size, the same shape and
+ * strides; otherwise the last dim (stride 1) holds size * old / new elements of the new dtype, the
+ * other strides and the offset scaled alike, which must come out whole (PyTorch's checks, in its words) */
+lm_tensor *lm_cpu_view_dtype(lm_tensor *self, int dtype) {
+    int64_t old = (int64_t)lm_itemsize(self->dtype), new = (int64_t)lm_itemsize(dtype);
+    int n = self->ndim;
+    int64_t shape[LM_MAX_DIMS], strides[LM_MAX_DIMS], offset = self->offset;
+    for (int d = 0; d < n; d++) { shape[d] = self->shape[d]; strides[d] = self->strides[d]; }
+    if (old != new) {
+        const char *from = lm_dtype_torch_names[self->dtype], *to = lm_dtype_torch_names[dtype];
+        if (n == 0) {
+            lm_set_error(LM_ERR_RUNTIME, "self.dim() cannot be 0 to view %s as %s (different element sizes)", from, to);
+            return NULL;
+        }
+        if (strides[n - 1] != 1) {
+            lm_set_error(LM_ERR_RUNTIME, "self.stride(-1) must be 1 to view %s as %s (different element sizes), "
+                         "but got %lld", from, to, (long long)strides[n - 1]);
+            return NULL;
+        }
+        if (old > new) {
+            int64_t r = old / new;
+            for (int d = 0; d < n - 1; d++) strides[d] *= r;
+            shape[n - 1] *= r;
+            offset *= r;
+        } else {
+            int64_t r = new / old;
+            if (shape[n - 1] % r) {
+                lm_set_error(LM_ERR_RUNTIME, "self.size(-1) must be divisible by %lld to view %s as %s (different "
+                             "element sizes), but got %lld", (long long)r, from, to, (long long)shape[n - 1]);
+                return NULL;
+            }
+            if (offset % r) {
+                lm_set_error(LM_ERR_RUNTIME, "self.storage_offset() must be divisible by %lld to view %s as %s "
+                             "(different element sizes), but got %lld", (long long)r, from, to, (long long)offset);
+                return NULL;
+            }
+            for (int d = 0; d < n - 1; d++)
+                if (strides[d] % r) {
+                    lm_set_error(LM_ERR_RUNTIME, "self.stride(%d) must be divisible by %lld to view %s as %s "
+                                 "(different element sizes), but got %lld", d, (long long)r, from, to,
+                                 (long long)strides[d]);
+                    return NULL;
+                }
+            for (int d = 0; d < n - 1; d++) strides[d] /= r;
+            shape[n - 1] /= r;
+            offset /= r;
+        }
+    }
+    return lm_view_dtype(self, n, shape, strides, offset, dtype);
+}

@@ -7,15 +7,16 @@ from ._dtype_table import DTYPES as _TABLE
 
 class dtype:
     __slots__ = ("name", "code", "itemsize", "is_floating_point", "is_complex", "differentiable", "is_signed", "numpy", "category",
-                 "dlpack", "raw", "typestr", "raw_typestr")
+                 "dlpack", "raw", "typestr", "raw_typestr", "scalar_type")
 
-    def __init__(self, name, code, category, itemsize, np_name, dlpack, signed):
+    def __init__(self, name, code, category, itemsize, np_name, dlpack, signed, scalar_type):
         # numpy: NumPy's dtype, None where NumPy has none (bfloat16); raw: what holds the bytes
         self.numpy = None if np_name == "none" else np.dtype(np_name)
         self.raw = self.numpy if self.numpy is not None else np.dtype(f"uint{itemsize * 8}")
         # the array interface's typestr, kept: np.dtype.str is computed at each read
         self.typestr, self.raw_typestr = self.numpy.str if self.numpy is not None else None, self.raw.str
         self.name, self.code, self.category = name, code, category
+        self.scalar_type = scalar_type   # PyTorch's ScalarType name, as its messages say it ("Float")
         self.itemsize, self.dlpack = itemsize, dlpack
         self.is_floating_point = category == "floating"
         self.is_complex = category == "complex"
@@ -29,16 +30,14 @@ class dtype:
         return (_by_name, (self.name,))
 
 
-BY_CODE = tuple(dtype(name, code, cat, size, np_name, dl, signed)
-                for name, code, cat, size, np_name, dl, _aliases, signed in _TABLE)
+BY_CODE = tuple(dtype(name, code, cat, size, np_name, dl, signed, torch)
+                for name, code, cat, size, np_name, dl, _aliases, signed, torch in _TABLE)
 # every name and alias (loom.float32, loom.float, loom.bool_), for the package face
 NAMES = {n: d for d, row in zip(BY_CODE, _TABLE) for n in (row[0], *row[6])}
 BY_NAME = {d.name: d for d in BY_CODE}
 bool_, uint8, int32, int64, float32, float64 = (BY_NAME[n] for n in ("bool", "uint8", "int32", "int64", "float32",
                                                                       "float64"))
 FROM_NUMPY = {d.numpy: d for d in BY_CODE if d.numpy is not None}
-# torch's names of the dtypes NumPy lacks, for its message ("Got unsupported ScalarType BFloat16")
-SCALAR_TYPE = {"bfloat16": "BFloat16"}
 # Python types as dtypes, as torch.zeros(2, dtype=float) allows
 FROM_PYTHON = {bool: bool_, int: int64, float: float64, complex: BY_NAME["complex128"]}
 

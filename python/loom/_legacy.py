@@ -5,16 +5,13 @@ Tensor.type(). They make tensors through loom.empty / loom.tensor."""
 import numbers
 
 from . import _ops, _tensor
-from ._dtype import BY_NAME, dtype as _dtype_cls
+from ._dtype import BY_CODE, BY_NAME, dtype as _dtype_cls
 from ._numpy import tensor
 from ._runtime import get_default_dtype
 from ._tensor import Size, Tensor
 
-# the legacy type names, as torch.FloatTensor etc. name them
-_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
-          "uint8": "ByteTensor", "int8": "CharTensor", "int16": "ShortTensor", "int32": "IntTensor",
-          "int64": "LongTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
-          "complex128": "ComplexDoubleTensor"}
+# the legacy type names, as torch.FloatTensor etc. name them: PyTorch's ScalarType name + "Tensor"
+_NAMES = {d.name: f"{d.scalar_type}Tensor" for d in BY_CODE}
 _BY_LEGACY = {v: k for k, v in _NAMES.items()}
 
 

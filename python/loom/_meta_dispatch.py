@@ -676,6 +676,35 @@ def _view_as_complex(name, fn, args):
     return make(list(x.shape[:-1]), dt, [s // 2 for s in x.stride()[:-1]], x.storage_offset() // 2)
 
 
+@rule("view_dtype")
+def _view_dtype(name, fn, args):
+    x, dt = args["self"], args["dtype"]
+    old, new = x.dtype.itemsize, dt.itemsize
+    shape, strides, offset = list(x.shape), list(x.stride()), x.storage_offset()
+    if old != new:
+        what = f"to view {x.dtype.scalar_type} as {dt.scalar_type} (different element sizes)"
+        if x.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        if old > new:
+            r = old // new
+            shape[-1], offset = shape[-1] * r, offset * r
+            strides = [s * r for s in strides[:-1]] + [1]
+        else:
+            r = new // old
+            if shape[-1] % r:
+                raise RuntimeError(f"self.size(-1) must be divisible by {r} {what}, but got {shape[-1]}")
+            if offset % r:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {r} {what}, but got {offset}")
+            for d, s in enumerate(strides[:-1]):
+                if s % r:
+                    raise RuntimeError(f"self.stride({d}) must be divisible by {r} {what}, but got {s}")
+            shape[-1], offset = shape[-1] // r, offset // r
+            strides = [s // r for s in strides[:-1]] + [1]
+    return make(shape, dt, strides, offset)
+
+
 # joins
 
 @rule("cat")

@@ -190,7 +190,7 @@ def _sections_or_indices(arg, op):
     if isinstance(arg, Tensor):
         if arg.dtype.name != "int64":
             raise RuntimeError(f"{op}(): tensor_split expected tensor_indices_or_sections to have dtype of long, "
-                               f"but got {_TORCH_TYPE.get(arg.dtype.name, arg.dtype.name)}")
+                               f"but got {arg.dtype.scalar_type}")
         if arg.ndim > 1:
             raise RuntimeError(f"{op}(): tensor_split expected tensor_indices_or_sections to be a zero-dimensional "
                                f"or one-dimensional tensor, but got a tensor with {arg.ndim} dims")
@@ -202,10 +202,6 @@ def _sections_or_indices(arg, op):
                         f"not {type(arg).__name__}")
     return int(arg), None
 
-
-_TORCH_TYPE = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-               "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
-               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 def _tensor_split(input, sections, indices, d, op):

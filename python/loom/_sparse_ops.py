@@ -11,14 +11,6 @@ from ._errors import SparseOperandError, sparse_operand_message
 from ._sparse import SparseTensor, _make
 from ._tensor import Tensor
 
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-
-def _type_name(dt):
-    return _TYPE_NAMES.get(dt.name, dt.name)
-
 
 def _check_matrix(s, op):
     if s.sparse_dim() != 2 or s.dense_dim() != 0:
@@ -39,7 +31,7 @@ def _spmm(s, d, op="addmm"):
     if d.shape[0] != s.shape[1]:
         raise RuntimeError(f"{op}: Argument #3 (dense): Expected dim 0 size {s.shape[1]}, got {d.shape[0]}")
     if d.dtype != s.dtype:
-        raise RuntimeError(f"expected scalar type {_type_name(s.dtype)} but found {_type_name(d.dtype)}")
+        raise RuntimeError(f"expected scalar type {s.dtype.scalar_type} but found {d.dtype.scalar_type}")
     rows, cols = s._idx[0], s._idx[1]
     out = _ops.zeros((s.shape[0], d.shape[1]), dtype=d.dtype, device=d.device)
     return out.index_add(0, rows, d.index_select(0, cols) * s._val.unsqueeze(1))

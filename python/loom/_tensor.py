@@ -6,7 +6,7 @@ import numpy as np
 from . import _autograd
 from ._C import ffi, lib
 from ._dims import wrap_dim
-from ._dtype import (BY_CODE, BY_NAME, DEVICES, SCALAR_TYPE, bool_, complex_of, device as _device, float32, float64,
+from ._dtype import (BY_CODE, BY_NAME, DEVICES, bool_, complex_of, device as _device, float32, float64,
                      int32, int64, uint8)
 
 float16, bfloat16 = BY_NAME["float16"], BY_NAME["bfloat16"]
@@ -197,7 +197,7 @@ class Tensor(_autograd.TensorBase):
         the unsigned integers holding a dtype NumPy lacks, bfloat16)."""
         h, dt = self._h, BY_CODE[self._h.dtype]
         if dt.numpy is None and not raw:
-            raise TypeError(f"Got unsupported ScalarType {SCALAR_TYPE[dt.name]}")
+            raise TypeError(f"Got unsupported ScalarType {dt.scalar_type}")
         item = dt.itemsize
         return {
             "version": 3,
@@ -387,7 +387,7 @@ def _numpy_extension_dtype(dt):
     try:
         import ml_dtypes
     except ImportError:
-        raise TypeError(f"Got unsupported ScalarType {SCALAR_TYPE[dt.name]}: NumPy has no {dt.name}; install "
+        raise TypeError(f"Got unsupported ScalarType {dt.scalar_type}: NumPy has no {dt.name}; install "
                         f"ml_dtypes (pip install ml_dtypes) for numpy() of {dt.name} tensors, or use "
                         ".float().numpy()") from None
     return np.dtype(getattr(ml_dtypes, dt.name))
