@@ -158,6 +158,7 @@ static inline LM_HD float lm_erff(float x) {
 }
 
 #include "vmath.h"
+#include "vmath_f32.h"
 
 #ifndef __cplusplus
 /* LM_MATH's and LM_CMATH's functions (C side): <math.h>'s, but the vectorising forms of vmath.h
@@ -168,11 +169,11 @@ static inline LM_HD float lm_erff(float x) {
 LM_LIBM(acos) LM_LIBM(asin) LM_LIBM(atan) LM_LIBM(cos) LM_LIBM(sin)
 LM_LIBM(tan) LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
 LM_LIBM(ceil) LM_LIBM(trunc) LM_LIBM(rint)
-/* float through the double form, rounded once: still vectorised, half the lanes */
-#define LM_VMATH_VIA_DOUBLE(fn) LM_VM float lm_f_##fn(float x) { return (float)lm_##fn(x); } \
+/* vmath.h's double form and vmath_f32.h's float form */
+#define LM_VMATH_FORMS(fn) LM_VM float lm_f_##fn(float x) { return lm_##fn##f(x); } \
     LM_VM double lm_d_##fn(double x) { return lm_##fn(x); }
-LM_VMATH_VIA_DOUBLE(exp2) LM_VMATH_VIA_DOUBLE(log2) LM_VMATH_VIA_DOUBLE(log10) LM_VMATH_VIA_DOUBLE(cosh)
-LM_VMATH_VIA_DOUBLE(sinh) LM_VMATH_VIA_DOUBLE(atanh) LM_VMATH_VIA_DOUBLE(asinh) LM_VMATH_VIA_DOUBLE(acosh)
+LM_VMATH_FORMS(exp2) LM_VMATH_FORMS(log2) LM_VMATH_FORMS(log10) LM_VMATH_FORMS(cosh)
+LM_VMATH_FORMS(sinh) LM_VMATH_FORMS(atanh) LM_VMATH_FORMS(asinh) LM_VMATH_FORMS(acosh)
 LM_VM float lm_f_exp(float x) { return lm_expf(x); }
 LM_VM double lm_d_exp(double x) { return lm_exp(x); }
 LM_VM float lm_f_tanh(float x) { return lm_tanhf(x); }
