@@ -63,8 +63,8 @@
 /* the complex T with parts re and im, exactly */
 #define LM_CPLX(T, re, im) _Generic((T)0, lm_complex64: LM_CMPLXF(re, im), default: LM_CMPLX(re, im))
 
-/* Python's // and %, C's fmod and ** : float and double in floating point,
- * the integers through int64 (see the helpers below) */
+/* Python's // and %, C's fmod and ** : float and double in floating point (float ** through
+ * vmath_pow.h's lm_powf), the integers through int64 (see the helpers below) */
 #define lm_floor_div(T, a, b) _Generic((T)0, \
     float: (float)lm_floordiv_py((double)(a), (double)(b)), \
     double: lm_floordiv_py((double)(a), (double)(b)), \
@@ -76,7 +76,7 @@
     float: fmodf((float)(a), (float)(b)), double: fmod((double)(a), (double)(b)), \
     default: lm_itrunc_mod((int64_t)(a), (int64_t)(b)))
 #define lm_pow(T, a, b) _Generic((T)0, \
-    float: powf((float)(a), (float)(b)), double: pow((double)(a), (double)(b)), \
+    float: lm_powf((float)(a), (float)(b)), double: pow((double)(a), (double)(b)), \
     default: lm_ipow((int64_t)(a), (int64_t)(b)))
 
 /* bitwise ops: integers bit by bit, bool as the logical op; floats never reach
@@ -159,6 +159,7 @@ static inline LM_HD float lm_erff(float x) {
 
 #include "vmath.h"
 #include "vmath_f32.h"
+#include "vmath_pow.h"
 
 #ifndef __cplusplus
 /* LM_MATH's and LM_CMATH's functions (C side): <math.h>'s, but the vectorising forms of vmath.h
