@@ -45,7 +45,8 @@
 #define LM_TANH(x) _Generic((x), float: lm_tanhf((float)(x)), lm_complex64: ctanhf((lm_complex64)(x)), \
     lm_complex128: ctanh((lm_complex128)(x)), default: lm_tanh((double)(x)))
 #define LM_ERF(x) _Generic((x), float: lm_erff((float)(x)), default: erf((double)(x)))
-/* erfinv: vmath_erf.h's float form, special.h's lm_erfinv for the rest */
+/* erfc and erfinv: vmath_erf.h's float forms; libm's erfc and special.h's lm_erfinv for the rest */
+#define LM_ERFC(x) _Generic((x), float: lm_erfcf((float)(x)), default: erfc((double)(x)))
 #define LM_ERFINV(x) _Generic((x), float: lm_erfinvf((float)(x)), default: lm_erfinv((double)(x)))
 
 /* Bodies of ops that serve complex dtypes: the same function of <complex.h> (cexp, clog, ...)
@@ -273,6 +274,7 @@ template <class X> static inline LM_HD double lm_tanh_(X x) { return tanh((doubl
 static inline LM_HD float lm_erf_(float x) { return lm_erff(x); }
 template <class X> static inline LM_HD double lm_erf_(X x) { return erf((double)x); }
 #define LM_ERF(x) lm_erf_(x)
+#define LM_ERFC(x) erfc((double)(x))
 #define LM_ERFINV(x) lm_erfinv((double)(x))   /* special.h's */
 
 /* the complex twins (libcu++ on the device, <complex> on a C++ host), for LM_CMATH */
