@@ -45,6 +45,9 @@
 #define LM_TANH(x) _Generic((x), float: lm_tanhf((float)(x)), lm_complex64: ctanhf((lm_complex64)(x)), \
     lm_complex128: ctanh((lm_complex128)(x)), default: lm_tanh((double)(x)))
 #define LM_ERF(x) _Generic((x), float: lm_erff((float)(x)), default: erf((double)(x)))
+/* erfc and erfinv: vmath_erf.h's float forms; libm's erfc and special.h's lm_erfinv for the rest */
+#define LM_ERFC(x) _Generic((x), float: lm_erfcf((float)(x)), default: erfc((double)(x)))
+#define LM_ERFINV(x) _Generic((x), float: lm_erfinvf((float)(x)), default: lm_erfinv((double)(x)))
 
 /* Bodies of ops that serve complex dtypes: the same function of <complex.h> (cexp, clog, ...)
  * for a complex x, of <math.h> for the rest. (Not LM_MATH's job: every branch of a _Generic
@@ -63,8 +66,8 @@
 /* the complex T with parts re and im, exactly */
 #define LM_CPLX(T, re, im) _Generic((T)0, lm_complex64: LM_CMPLXF(re, im), default: LM_CMPLX(re, im))
 
-/* Python's // and %, C's fmod and ** : float and double in floating point,
- * the integers through int64 (see the helpers below) */
+/* Python's // and %, C's fmod and ** : float and double in floating point (float ** through
+ * vmath_pow.h's lm_powf), the integers through int64 (see the helpers below) */
 #define lm_floor_div(T, a, b) _Generic((T)0, \
     float: (float)lm_floordiv_py((double)(a), (double)(b)), \
     double: lm_floordiv_py((double)(a), (double)(b)), \
@@ -76,7 +79,7 @@
     float: fmodf((float)(a), (float)(b)), double: fmod((double)(a), (double)(b)), \
     default: lm_itrunc_mod((int64_t)(a), (int64_t)(b)))
 #define lm_pow(T, a, b) _Generic((T)0, \
-    float: powf((float)(a), (float)(b)), double: pow((double)(a), (double)(b)), \
+    float: lm_powf((float)(a), (float)(b)), double: pow((double)(a), (double)(b)), \
     default: lm_ipow((int64_t)(a), (int64_t)(b)))
 
 /* bitwise ops: integers bit by bit, bool as the logical op; floats never reach
@@ -158,6 +161,9 @@ static inline LM_HD float lm_erff(float x) {
 }
 
 #include "vmath.h"
+#include "vmath_f32.h"
+#include "vmath_pow.h"
+#include "vmath_erf.h"
 
 #ifndef __cplusplus
 /* LM_MATH's and LM_CMATH's functions (C side): <math.h>'s, but the vectorising forms of vmath.h
@@ -168,11 +174,11 @@ static inline LM_HD float lm_erff(float x) {
 LM_LIBM(acos) LM_LIBM(asin) LM_LIBM(atan) LM_LIBM(cos) LM_LIBM(sin)
 LM_LIBM(tan) LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
 LM_LIBM(ceil) LM_LIBM(trunc) LM_LIBM(rint)
-/* float through the double form, rounded once: still vectorised, half the lanes */
-#define LM_VMATH_VIA_DOUBLE(fn) LM_VM float lm_f_##fn(float x) { return (float)lm_##fn(x); } \
+/* vmath.h's double form and vmath_f32.h's float form */
+#define LM_VMATH_FORMS(fn) LM_VM float lm_f_##fn(float x) { return lm_##fn##f(x); } \
     LM_VM double lm_d_##fn(double x) { return lm_##fn(x); }
-LM_VMATH_VIA_DOUBLE(exp2) LM_VMATH_VIA_DOUBLE(log2) LM_VMATH_VIA_DOUBLE(log10) LM_VMATH_VIA_DOUBLE(cosh)
-LM_VMATH_VIA_DOUBLE(sinh) LM_VMATH_VIA_DOUBLE(atanh) LM_VMATH_VIA_DOUBLE(asinh) LM_VMATH_VIA_DOUBLE(acosh)
+LM_VMATH_FORMS(exp2) LM_VMATH_FORMS(log2) LM_VMATH_FORMS(log10) LM_VMATH_FORMS(cosh)
+LM_VMATH_FORMS(sinh) LM_VMATH_FORMS(atanh) LM_VMATH_FORMS(asinh) LM_VMATH_FORMS(acosh)
 LM_VM float lm_f_exp(float x) { return lm_expf(x); }
 LM_VM double lm_d_exp(double x) { return lm_exp(x); }
 LM_VM float lm_f_tanh(float x) { return lm_tanhf(x); }
@@ -268,6 +274,8 @@ template <class X> static inline LM_HD double lm_tanh_(X x) { return tanh((doubl
 static inline LM_HD float lm_erf_(float x) { return lm_erff(x); }
 template <class X> static inline LM_HD double lm_erf_(X x) { return erf((double)x); }
 #define LM_ERF(x) lm_erf_(x)
+#define LM_ERFC(x) erfc((double)(x))
+#define LM_ERFINV(x) lm_erfinv((double)(x))   /* special.h's */
 
 /* the complex twins (libcu++ on the device, <complex> on a C++ host), for LM_CMATH */
 #ifdef __CUDACC__

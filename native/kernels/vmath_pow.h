@@ -1,0 +1,49 @@
+/* pow in plain arithmetic, so loops over it vectorise (glibc's pow and powf do not): |x|^y =
+ * 2^(y log2 |x|), log2 0 = -inf and log2 inf = inf carrying the zeros and infinities of x, then
+ * the rest of C99's special cases (F.10.4.4) by selects, one condition each, as vmath.h.
+ * Included by common.h after vmath.h. */
+#ifndef LOOM_KERNELS_VMATH_POW_H
+#define LOOM_KERNELS_VMATH_POW_H
+
+/* float: log2 |x| and 2^t in double, to ~2^-36 (series of log(1 + f) = 2 atanh(f / (2 + f)) to
+ * s^13, of 2^g to g^9): with |t| <= 160 that is far below a float ulp, and (float) rounds once.
+ * float's subnormals are normal doubles, and so is 2^t down to 2^-160. */
+LM_VM float lm_powf(float x, float y) {
+    double ax = fabs((double)x);
+    int64_t ix = lm_bits64(ax) + (0x3ff0000000000000LL - 0x3fe6a09e667f3bcdLL);
+    double k = lm_from_bits64(lm_bits64(LM_RND_SHIFT) + ((ix >> 52) - 1023)) - LM_RND_SHIFT;
+    double f = lm_from_bits64((ix & 0x000fffffffffffffLL) + 0x3fe6a09e667f3bcdLL) - 1.0;
+    double s = f / (2.0 + f), z = s * s;
+    double l = k + (2.0 * s + s * z * (2.0 / 3 + z * (2.0 / 5 + z * (2.0 / 7 + z * (2.0 / 9 + z * (2.0 / 11 +
+               z * (2.0 / 13))))))) * 0x1.71547652b82fep0;
+    l = ax == 0 ? -INFINITY : l;
+    l = ax > DBL_MAX ? INFINITY : l;
+    double t = ax == 1.0 ? 0.0 : (double)y * l;   /* 1^y is 1 also for y = +-inf (-1 gets its sign below) */
+    double tc = t > 130.0 ? 130.0 : (t < -160.0 ? -160.0 : t);
+    double kt = tc + LM_RND_SHIFT, g = tc - (kt - LM_RND_SHIFT);
+    double p = 1.0 + g * (0x1.62e42fefa39efp-1 + g * (0x1.ebfbdff82c58fp-3 + g * (0x1.c6b08d704a0c0p-5 +
+               g * (0x1.3b2ab6fba4e77p-7 + g * (0x1.5d87fe78a6731p-10 + g * (0x1.430912f86c787p-13 +
+               g * (0x1.ffcbfc588b0c7p-17 + g * (0x1.62c0223a5c824p-20 + g * 0x1.b5253d395e7c4p-24))))))));
+    double md = p * lm_from_bits64((lm_bits64(kt) - lm_bits64(LM_RND_SHIFT) + 1023) << 52);
+    md = t > 130.0 ? INFINITY : md;
+    md = t < -160.0 ? 0.0 : md;
+    float m = (float)md;
+    /* rint |y| and rint |y| / 2 through 2^23 (every float from 2^23 on is an integer): y is an
+     * integer where the first is |y|, an odd one where the second is not |y| / 2 */
+    float ay = fabsf(y), h = 0.5f * ay;
+    float ri = ay < 0x1p23f ? (ay + 0x1p23f) - 0x1p23f : ay;
+    float hi = h < 0x1p23f ? (h + 0x1p23f) - 0x1p23f : h;
+    /* a negative x (-0 and -inf too) gives its sign to an odd integer power; a non-integer power
+     * of a finite negative x is NaN */
+    float nonint = x < 0 ? NAN : m;
+    nonint = x < -FLT_MAX ? m : nonint;
+    float neg = hi != h ? -m : m;
+    neg = ri != ay ? nonint : neg;
+    float r = lm_bits32(x) < 0 ? neg : m;
+    r = x != x ? x : r;
+    r = y != y ? y : r;
+    r = y == 0 ? 1.0f : r;   /* x^0 and 1^y are 1 even for a NaN y or x */
+    return x == 1.0f ? 1.0f : r;
+}
+
+#endif
