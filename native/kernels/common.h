@@ -36,8 +36,8 @@
  * but where vmath.h has a form that vectorises (the table after vmath.h's include). */
 #define LM_MATH(fn, x) _Generic((x), float: lm_f_##fn((float)(x)), default: lm_d_##fn((double)(x)))
 /* the same for two-argument functions (atan2, copysign, hypot), by compute type */
-#define LM_MATH2(fn, T, a, b) _Generic((T)0, float: fn##f((float)(a), (float)(b)), \
-    default: fn((double)(a), (double)(b)))
+#define LM_MATH2(fn, T, a, b) _Generic((T)0, float: lm_f2_##fn((float)(a), (float)(b)), \
+    default: lm_d2_##fn((double)(a), (double)(b)))
 #define LM_EXP(x) _Generic((x), float: lm_expf((float)(x)), lm_complex64: cexpf((lm_complex64)(x)), \
     lm_complex128: cexp((lm_complex128)(x)), default: lm_exp((double)(x)))
 
@@ -158,6 +158,7 @@ static inline LM_HD float lm_erff(float x) {
 }
 
 #include "vmath.h"
+#include "vmath_trig.h"
 
 #ifndef __cplusplus
 /* LM_MATH's and LM_CMATH's functions (C side): <math.h>'s, but the vectorising forms of vmath.h
@@ -165,14 +166,23 @@ static inline LM_HD float lm_erff(float x) {
 #define LM_LIBM_FLOAT(fn) LM_VM float lm_f_##fn(float x) { return fn##f(x); }
 #define LM_LIBM_DOUBLE(fn) LM_VM double lm_d_##fn(double x) { return fn(x); }
 #define LM_LIBM(fn) LM_LIBM_FLOAT(fn) LM_LIBM_DOUBLE(fn)
-LM_LIBM(acos) LM_LIBM(asin) LM_LIBM(atan) LM_LIBM(cos) LM_LIBM(sin)
-LM_LIBM(tan) LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
+LM_LIBM_DOUBLE(cos) LM_LIBM_DOUBLE(sin) LM_LIBM_DOUBLE(tan) LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
 LM_LIBM(ceil) LM_LIBM(trunc) LM_LIBM(rint)
 /* float through the double form, rounded once: still vectorised, half the lanes */
 #define LM_VMATH_VIA_DOUBLE(fn) LM_VM float lm_f_##fn(float x) { return (float)lm_##fn(x); } \
     LM_VM double lm_d_##fn(double x) { return lm_##fn(x); }
 LM_VMATH_VIA_DOUBLE(exp2) LM_VMATH_VIA_DOUBLE(log2) LM_VMATH_VIA_DOUBLE(log10) LM_VMATH_VIA_DOUBLE(cosh)
 LM_VMATH_VIA_DOUBLE(sinh) LM_VMATH_VIA_DOUBLE(atanh) LM_VMATH_VIA_DOUBLE(asinh) LM_VMATH_VIA_DOUBLE(acosh)
+LM_VMATH_VIA_DOUBLE(atan) LM_VMATH_VIA_DOUBLE(asin) LM_VMATH_VIA_DOUBLE(acos)
+LM_VM float lm_f_sin(float x) { return lm_sinf(x); }
+LM_VM float lm_f_cos(float x) { return lm_cosf(x); }
+LM_VM float lm_f_tan(float x) { return lm_tanf(x); }
+/* LM_MATH2's: <math.h>'s, atan2 vmath_trig.h's (float through double, rounded once) */
+#define LM_LIBM2(fn) LM_VM float lm_f2_##fn(float a, float b) { return fn##f(a, b); } \
+    LM_VM double lm_d2_##fn(double a, double b) { return fn(a, b); }
+LM_LIBM2(copysign) LM_LIBM2(hypot) LM_LIBM2(nextafter)
+LM_VM float lm_f2_atan2(float a, float b) { return (float)lm_atan2(a, b); }
+LM_VM double lm_d2_atan2(double a, double b) { return lm_atan2(a, b); }
 LM_VM float lm_f_exp(float x) { return lm_expf(x); }
 LM_VM double lm_d_exp(double x) { return lm_exp(x); }
 LM_VM float lm_f_tanh(float x) { return lm_tanhf(x); }
