@@ -1,6 +1,7 @@
 """native/kernels/vmath_trig.h: float32 sin, cos, tan, atan, asin, acos, atan2 against float64 over the whole
-float32 range (every 97th bit pattern, both signs), float64 atan, asin, acos, atan2 against long double on a
-dense sample, and the special values C99 fixes (signed zeros, infinities, NaN, huge arguments)."""
+float32 range (every 97th bit pattern, both signs), float64 against long double on a dense sample (huge
+arguments and multiples of pi/2 for sin, cos, tan), and the special values C99 fixes (signed zeros,
+infinities, NaN, huge arguments)."""
 import numpy as np
 import pytest
 
@@ -54,11 +55,15 @@ def _sample64(name):
                             rng.uniform(0.45, 0.55, 100_000)])
     else:
         x = np.concatenate([rng.uniform(-3, 3, 800_000), mags, rng.uniform(0.4, 2.5, 400_000)])
+    if name in ("sin", "cos", "tan"):   # up to DBL_MAX, near multiples of pi/2, and the closest double to one
+        k = rng.integers(1, 2**40, 200_000).astype(np.float64)
+        x = np.concatenate([x, np.exp(rng.uniform(np.log(1e300), np.log(1.79e308), 100_000)), k * (np.pi / 2),
+                            np.nextafter(k * (np.pi / 2), np.inf), [6381956970095103.0 * 2.0**797, 1e22, 1.79e308]])
     return np.concatenate([x, -x])
 
 
 @pytest.mark.skipif(not HAS_LONG_DOUBLE, reason="long double is double here: no higher-precision reference")
-@pytest.mark.parametrize("name", ["atan", "asin", "acos"])
+@pytest.mark.parametrize("name", sorted(NP))
 def test_float64_within_2_ulp(name):
     x = _sample64(name)
     got = getattr(loom, name)(loom.tensor(x)).numpy()

@@ -166,22 +166,30 @@ static inline LM_HD float lm_erff(float x) {
 #define LM_LIBM_FLOAT(fn) LM_VM float lm_f_##fn(float x) { return fn##f(x); }
 #define LM_LIBM_DOUBLE(fn) LM_VM double lm_d_##fn(double x) { return fn(x); }
 #define LM_LIBM(fn) LM_LIBM_FLOAT(fn) LM_LIBM_DOUBLE(fn)
-LM_LIBM_DOUBLE(cos) LM_LIBM_DOUBLE(sin) LM_LIBM_DOUBLE(tan) LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
+LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
 LM_LIBM(ceil) LM_LIBM(trunc) LM_LIBM(rint)
 /* float through the double form, rounded once: still vectorised, half the lanes */
 #define LM_VMATH_VIA_DOUBLE(fn) LM_VM float lm_f_##fn(float x) { return (float)lm_##fn(x); } \
     LM_VM double lm_d_##fn(double x) { return lm_##fn(x); }
 LM_VMATH_VIA_DOUBLE(exp2) LM_VMATH_VIA_DOUBLE(log2) LM_VMATH_VIA_DOUBLE(log10) LM_VMATH_VIA_DOUBLE(cosh)
 LM_VMATH_VIA_DOUBLE(sinh) LM_VMATH_VIA_DOUBLE(atanh) LM_VMATH_VIA_DOUBLE(asinh) LM_VMATH_VIA_DOUBLE(acosh)
-LM_VMATH_VIA_DOUBLE(atan) LM_VMATH_VIA_DOUBLE(asin) LM_VMATH_VIA_DOUBLE(acos)
+LM_VM float lm_f_atan(float x) { return lm_atanf(x); }
+LM_VM double lm_d_atan(double x) { return lm_atan(x); }
+LM_VM float lm_f_asin(float x) { return lm_asinf(x); }
+LM_VM double lm_d_asin(double x) { return lm_asin(x); }
+LM_VM float lm_f_acos(float x) { return lm_acosf(x); }
+LM_VM double lm_d_acos(double x) { return lm_acos(x); }
 LM_VM float lm_f_sin(float x) { return lm_sinf(x); }
+LM_VM double lm_d_sin(double x) { return lm_sin(x); }
 LM_VM float lm_f_cos(float x) { return lm_cosf(x); }
+LM_VM double lm_d_cos(double x) { return lm_cos(x); }
 LM_VM float lm_f_tan(float x) { return lm_tanf(x); }
-/* LM_MATH2's: <math.h>'s, atan2 vmath_trig.h's (float through double, rounded once) */
+LM_VM double lm_d_tan(double x) { return lm_tan(x); }
+/* LM_MATH2's: <math.h>'s, but atan2 vmath_trig.h's */
 #define LM_LIBM2(fn) LM_VM float lm_f2_##fn(float a, float b) { return fn##f(a, b); } \
     LM_VM double lm_d2_##fn(double a, double b) { return fn(a, b); }
 LM_LIBM2(copysign) LM_LIBM2(hypot) LM_LIBM2(nextafter)
-LM_VM float lm_f2_atan2(float a, float b) { return (float)lm_atan2(a, b); }
+LM_VM float lm_f2_atan2(float a, float b) { return lm_atan2f(a, b); }
 LM_VM double lm_d2_atan2(double a, double b) { return lm_atan2(a, b); }
 LM_VM float lm_f_exp(float x) { return lm_expf(x); }
 LM_VM double lm_d_exp(double x) { return lm_exp(x); }

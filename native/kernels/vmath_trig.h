@@ -1,5 +1,5 @@
-/* atan, atan2, asin, acos for double (float through them, rounded once) and sin, cos, tan for float
- * (computed in double), in plain arithmetic with selects as vmath.h, so loops over them vectorise.
+/* sin, cos, tan, atan, atan2, asin, acos for float and double in plain arithmetic with selects, as
+ * vmath.h, so loops over them vectorise; every lane computes every path, each kept finite.
  *
  * Inverse functions: atan(ay / ax) is reduced by the sign of ax, by ay <-> ax (atan t = pi/2 -
  * atan 1/t) and by atan t = atan c + atan((t - c) / (1 + t c)) for c in {1/2, 1, 3/2} chosen by
@@ -7,19 +7,21 @@
  * numerator is exact (Sterbenz). asin and acos use asin s = s + s z P(z) on |s| <= 1/2 and
  * asin x = pi/2 - 2 asin(sqrt((1 - x) / 2)) above, the square root carried in two parts.
  * The polynomials are Chebyshev interpolants of (f(x) - x) / x^3 in z = x^2 (computed with
- * mpmath, rounded to double): relative error below 2^-57 on the reduced ranges.
+ * mpmath): relative error below 2^-57 (double), 2^-28 (float, coefficients rounded to float).
  *
- * float sin, cos, tan: x = n pi/2 + r in double. Below 2^24, Cody-Waite with pi/2 in three parts
- * (the first two of 29 bits, so n pi/2's products are exact for n < 2^24); from 2^24 on, where every
- * float is an integer, x 2/pi mod 4 from 2/pi in 28-bit chunks T_k (x T_k is exact: 24 + 28 bits).
- * The chunks whose products are multiples of 4 drop out, so five consecutive chunks, picked by
- * the size of x, cover the whole float range to 2^-87 (the closest a float comes to a multiple of
- * pi/2 is far above that). sin and cos on |r| <= pi/4 are Chebyshev fits to 2^-35.
+ * float sin, cos, tan, in double: below 2^24, Cody-Waite with pi/2 in three parts (the first two
+ * of 29 bits, so n pi/2's products are exact for n < 2^24); from 2^24 on, where every float is an
+ * integer, x 2/pi mod 4 from 2/pi in 28-bit chunks T_k (x T_k is exact: 24 + 28 bits), no table:
+ * the chunks whose products are multiples of 4 drop out, so five consecutive chunks, picked by the
+ * size of x, cover the float range to 2^-87.
+ * double sin, cos, tan: Payne-Hanek for every |x| >= 2^-26 (below, r = x), from 2/pi in 53-bit
+ * pieces (the four that matter picked by the exponent), the products exact through fma (a libm
+ * call, correct but slow, where the target has no FMA). No threshold: the reduction is exact to
+ * 2^-158 of x up to DBL_MAX. C side only (CUDA keeps its sin, cos, tan).
  *
- * float64 sin, cos and tan stay on libm: a vectorised reduction that stays exact up to DBL_MAX
- * needs a table of 2/pi indexed by the exponent (a gather per chunk) in every lane.
+ * Measured (tests/test_vmath_trig.py): float <= 0.85 ulp, double <= 1.1 ulp.
  *
- * Included by vmath.h; C side only routes here (common.h's lm_f_* / lm_d_*). */
+ * Included by common.h; the C side routes lm_f_* / lm_d_* here. */
 #ifndef LOOM_KERNELS_VMATH_TRIG_H
 #define LOOM_KERNELS_VMATH_TRIG_H
 
@@ -127,6 +129,89 @@ LM_VM double lm_acos(double x) {
     return x != x ? x : y;
 }
 
+/* ---- the same in float (twice the lanes): shorter polynomials (2^-28 fits rounded to float), the
+ * constants as float pairs; ~1 ulp */
+LM_VM float lm_atan_tailf(float u) {
+    float z = u * u;
+    return u * z * (-0x1.555556p-2f + z * (0x1.999962p-3f + z * (-0x1.248544p-3f + z * (0x1.c4d4c2p-4f +
+           z * (-0x1.5cb8f4p-4f + z * 0x1.8797f2p-5f)))));
+}
+
+LM_VM float lm_atan_ratiof(float ay, float ax, bool back) {
+    bool i1 = ay >= 0x1.cp-2f * ax, i2 = ay >= 0x1.6p-1f * ax, i3 = ay >= 0x1.3p0f * ax, i4 = ay >= 0x1.38p1f * ax;
+    float num = ay, den = ax, bh = back ? 0x1.921fb6p+1f : 0.0f, bl = back ? -0x1.777a5cp-24f : 0.0f;
+    num = i1 ? 2.0f * ay - ax : num;
+    den = i1 ? 2.0f * ax + ay : den;
+    bh = i1 ? (back ? 0x1.56c6e8p+1f : 0x1.dac670p-2f) : bh;
+    bl = i1 ? (back ? -0x1.8d014ap-24f : 0x1.586ed4p-28f) : bl;
+    num = i2 ? ay - ax : num;
+    den = i2 ? ay + ax : den;
+    bh = i2 ? (back ? 0x1.2d97c8p+1f : 0x1.921fb6p-1f) : bh;
+    bl = i2 ? (back ? -0x1.99bc5cp-28f : -0x1.777a5cp-26f) : bl;
+    num = i3 ? 2.0f * ay - 3.0f * ax : num;
+    den = i3 ? 2.0f * ax + 3.0f * ay : den;
+    bh = i3 ? (back ? 0x1.145386p+1f : 0x1.f730bep-1f) : bh;
+    bl = i3 ? (back ? -0x1.71423ap-29f : -0x1.afc12cp-26f) : bl;
+    num = i4 ? -ax : num;
+    den = i4 ? ay : den;
+    bh = i4 ? 0x1.921fb6p+0f : bh;
+    bl = i4 ? -0x1.777a5cp-25f : bl;
+    float u = num / den, t = lm_atan_tailf(u);
+    float su = back ? -u : u, st = back ? -t : t;
+    return bh + (su + (bl + st));
+}
+
+LM_VM float lm_atanf(float x) { return copysignf(lm_atan_ratiof(fabsf(x), 1.0f, false), x); }
+
+LM_VM float lm_atan2f(float y, float x) {
+    float ay = fabsf(y), ax = fabsf(x);
+    float mn = ay < ax ? ay : ax, mx = ay < ax ? ax : ay;
+    ay = mn > FLT_MAX ? 1.0f : ay;
+    ax = mn > FLT_MAX ? 1.0f : ax;
+    ax = ay == 0 ? 1.0f : ax;
+    float s = mx > 0x1p124f ? 0x1p-4f : 1.0f;
+    float r = lm_atan_ratiof(ay * s, ax * s, lm_bits32(x) < 0);
+    r = x != x ? x : r;
+    r = y != y ? y : r;
+    return copysignf(r, y);
+}
+
+/* sh keeps 12 bits of s */
+typedef struct { float a, t, s, sh, c; } lm_asin_partsf;
+LM_VM lm_asin_partsf lm_asin_splitf(float x) {
+    lm_asin_partsf p;
+    p.a = fabsf(x);
+    float w = (1.0f - p.a) * 0.5f;
+    w = w > 0 ? w : 0.0f;
+    float z = p.a > 0.5f ? w : x * x;
+    p.t = z * (0x1.555554p-3f + z * (0x1.333430p-4f + z * (0x1.6d5bbap-5f + z * (0x1.fd8da2p-6f +
+          z * (0x1.18f91ep-6f + z * 0x1.13fed4p-5f)))));
+    p.s = sqrtf(w);
+    p.sh = lm_from_bits32(lm_bits32(p.s) & (int32_t)0xfffff000u);
+    float den = p.s + p.sh;
+    p.c = (w - p.sh * p.sh) / (den > 0 ? den : 1.0f);
+    return p;
+}
+
+LM_VM float lm_asinf(float x) {
+    lm_asin_partsf p = lm_asin_splitf(x);
+    float big = (0x1.921fb6p+0f - 2.0f * p.sh) + (-0x1.777a5cp-25f - 2.0f * (p.c + p.s * p.t));
+    float y = p.a > 0.5f ? big : p.a + p.a * p.t;
+    y = p.a > 1.0f ? NAN : y;
+    y = x != x ? x : y;
+    return copysignf(y, x);
+}
+
+LM_VM float lm_acosf(float x) {
+    lm_asin_partsf p = lm_asin_splitf(x);
+    float pos = 2.0f * p.sh + 2.0f * (p.c + p.s * p.t);
+    float neg = (0x1.921fb6p+1f - 2.0f * p.sh) + (-0x1.777a5cp-24f - 2.0f * (p.c + p.s * p.t));
+    float y = 0x1.921fb6p+0f - (x + (x * p.t - -0x1.777a5cp-25f));
+    y = p.a > 0.5f ? (x > 0 ? pos : neg) : y;
+    y = p.a > 1.0f ? NAN : y;
+    return x != x ? x : y;
+}
+
 /* ---- float sin, cos, tan in double ---- */
 
 /* x 2/pi = n + f (|f| <= 1/2 + 2^-31) for a float x, |x| < 2^128; n mod 4 is what counts */
@@ -147,7 +232,8 @@ LM_VM double lm_rem_pio2_chunks(double x, double *n) {
         t = a >= 0x1p109 ? c3[k] : t;
         p[k] = x * t;
     }
-    double a0 = p[0] - 4.0 * floor(p[0] * 0.25), a1 = p[1] - 4.0 * floor(p[1] * 0.25);   /* exact */
+    /* exact: |a| <= 2 and no finer than p (a floor would turn a tiny negative p into 4 - tiny) */
+    double a0 = p[0] - 4.0 * rint(p[0] * 0.25), a1 = p[1] - 4.0 * rint(p[1] * 0.25);
     double i0 = (a0 + LM_RND_SHIFT) - LM_RND_SHIFT, i1 = (a1 + LM_RND_SHIFT) - LM_RND_SHIFT;
     double f = (a0 - i0) + (a1 - i1);   /* exact below 1/2 */
     double i2 = (f + LM_RND_SHIFT) - LM_RND_SHIFT;
@@ -195,5 +281,121 @@ LM_VM float lm_trigf(float x, int which) {
 LM_VM float lm_sinf(float x) { return lm_trigf(x, 0); }
 LM_VM float lm_cosf(float x) { return lm_trigf(x, 1); }
 LM_VM float lm_tanf(float x) { return lm_trigf(x, 2); }
+
+/* ---- double sin, cos, tan (C side only: the pieces of 2/pi are a host table) ---- */
+#ifndef __CUDACC__
+/* 2/pi = sum over t of LM_2OPI[t] 2^(-53 t): 53-bit integers (t = 0, the integer part, is 0) */
+static const double lm_2opi_pieces[23] = {
+    0x0.0p+0, 0x1.45f306dc9c882p+52, 0x1.4a7f09d5f47d4p+52, 0x1.a6ee06db14accp+52,
+    0x1.3c439041fe516p+52, 0x1.d5ef5de2b0db8p+50, 0x1.2371d2126e970p+51, 0x1.924bba8274600p+45,
+    0x1.21cfe1deb1cb1p+52, 0x1.4d39f74411af8p+50, 0x1.4baed1213a671p+52, 0x1.8135a2fbf209cp+52,
+    0x1.91d639835339fp+52, 0x1.272117e2ef7e4p+51, 0x1.41d8ffc4bffeep+51, 0x1.02cc07f79788cp+52,
+    0x1.6b414da3eda6cp+51, 0x1.fb3c9f2c26dd2p+51, 0x1.d18fd9a797fa8p+52, 0x1.6ba93dd63f5f2p+52,
+    0x1.f17b3d0739f78p+52, 0x1.4a525d4d7f6bfp+52, 0x1.88fc6ae842b00p+51};
+
+/* a mod 4 in [-2, 2] (exact, as in lm_rem_pio2_chunks), its nearest integer into *n and the rest (in
+ * [-1/2, 1/2]) out */
+LM_VM double lm_frac_mod4(double a, double *n) {
+    double m = a - 4.0 * rint(a * 0.25);
+    double i = (m + LM_RND_SHIFT) - LM_RND_SHIFT;
+    *n += i;
+    return m - i;
+}
+
+/* s + e = a + b exactly (Knuth's TwoSum) */
+LM_VM double lm_two_sum(double a, double b, double *e) {
+    double s = a + b, bb = s - a;
+    *e += (a - (s - bb)) + (b - bb);
+    return s;
+}
+
+/* w[k] = w[k + bit] for k < len where *rest >= bit (then less bit) */
+LM_VM void lm_shift_stage(double *w, double *rest, int bit, int len) {
+    bool on = *rest >= bit;
+    *rest = on ? *rest - bit : *rest;
+#pragma GCC unroll 19
+    for (int k = 0; k < len; k++) w[k] = on ? w[k + bit] : w[k];
+}
+
+/* x = n pi/2 + (rh + rl), |rh| <= pi/4 (+ 2^-52), rh + rl to 2^-100 of it, for 2^-26 <= |x| <= DBL_MAX
+ * (Payne-Hanek): x = m 2^(ex - 52) with m an integer, and the products of m with the pieces of 2/pi
+ * before t0 = floor((ex - 1) / 53) are multiples of 4; four pieces from t0 on reach 2^-158 of x,
+ * far below the 2^-61 that x 2/pi comes closest to an integer. Each product is an exact pair (fma),
+ * its part above 1/2 goes to n (mod 4), the rest is summed in double-double. */
+LM_VM double lm_rem_pio2_ph(double x, double *rl, double *n) {
+    int64_t b = lm_bits64(x);
+    int64_t ex = ((b >> 52) & 0x7ff) - 1023;
+    double m = lm_from_bits64((b & (int64_t)0x800fffffffffffffULL) | 0x4330000000000000LL);
+    double ed = lm_from_bits64(lm_bits64(LM_RND_SHIFT) + ex) - LM_RND_SHIFT;
+    double td = floor((ed - 0.5) * (1.0 / 53));
+    td = td < 0 ? 0.0 : td;
+    double s0 = ed - 52.0 - 53.0 * td;   /* m 2^s0 scales the product with piece t0 */
+    double sc = lm_from_bits64((lm_bits64(s0 + LM_RND_SHIFT) - lm_bits64(LM_RND_SHIFT) + 1023) << 52);
+    /* pieces t0 .. t0 + 3 by a barrel shift over the bits of t0 (16, 8, 4, 2, 1): selects, since GCC
+     * does not gather from a table next to the loop's stores (it cannot rule out their aliasing) */
+    double w[35], rest = td;
+#pragma GCC unroll 35
+    for (int k = 0; k < 35; k++) w[k] = k < 23 ? lm_2opi_pieces[k] : 0.0;
+    lm_shift_stage(w, &rest, 16, 19);
+    lm_shift_stage(w, &rest, 8, 11);
+    lm_shift_stage(w, &rest, 4, 7);
+    lm_shift_stage(w, &rest, 2, 5);
+    lm_shift_stage(w, &rest, 1, 4);
+    double c0 = w[0], c1 = w[1], c2 = w[2], c3 = w[3];
+    double h0 = m * c0, l0 = fma(m, c0, -h0), h1 = m * c1, l1 = fma(m, c1, -h1);
+    double h2 = m * c2, l2 = fma(m, c2, -h2), h3 = m * c3, l3 = fma(m, c3, -h3);
+    double sc1 = sc * 0x1p-53, sc2 = sc * 0x1p-106, sc3 = sc * 0x1p-159;
+    double nn = 0.0, e = 0.0;
+    double f = lm_frac_mod4(h0 * sc, &nn);
+    f = lm_two_sum(f, lm_frac_mod4(l0 * sc, &nn), &e);
+    f = lm_two_sum(f, lm_frac_mod4(h1 * sc1, &nn), &e);
+    f = lm_two_sum(f, lm_frac_mod4(l1 * sc1, &nn), &e);
+    f = lm_two_sum(f, lm_frac_mod4(h2 * sc2, &nn), &e);
+    e += (l2 * sc2 + h3 * sc3) + l3 * sc3;
+    double i = (f + LM_RND_SHIFT) - LM_RND_SHIFT;
+    f -= i;
+    *n = nn + i;
+    double s = f + e, el = (f - s) + e;   /* |f| >= |e| once f is reduced, or both are tiny */
+    double rh = s * LM_PIO2_HI;
+    *rl = fma(s, LM_PIO2_HI, -rh) + (s * LM_PIO2_LO + el * LM_PIO2_HI);
+    return rh;
+}
+
+/* which: 0 sin, 1 cos, 2 tan, as lm_trigf; polynomials on |r| <= pi/4 to 2^-57 with r's low part
+ * rl added to first order */
+LM_VM double lm_trig(double x, int which) {
+    double a = fabs(x);
+    double nd, rl, rh = lm_rem_pio2_ph(a < 0x1p-26 || a > DBL_MAX ? 1.0 : x, &rl, &nd);
+    rh = a < 0x1p-26 ? x : rh;
+    rl = a < 0x1p-26 ? 0.0 : rl;
+    nd = a < 0x1p-26 ? 0.0 : nd;
+    double z = rh * rh;
+    double sp = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13 +
+                z * (0x1.71de3a546095bp-19 + z * (-0x1.ae645412c560cp-26 + z * (0x1.61217f0b800d5p-33 +
+                z * -0x1.ab17d404de5b3p-41)))));
+    double cp = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eb01p-16 +
+                z * (-0x1.27e4fa17da09ep-22 + z * (0x1.1eeb68e93b64cp-29 + z * -0x1.907da367a37cbp-37))));
+    double hz = 0.5 * z, w = 1.0 - hz;
+    double sl = rh * z * sp + rl * (1.0 - hz), s = rh + sl;
+    double cl = ((1.0 - w) - hz) + (z * z * cp - rh * rl), c = w + cl;
+    int64_t n = lm_bits64(nd + LM_RND_SHIFT) - lm_bits64(LM_RND_SHIFT);
+    int64_t q = (n + which) & 3;
+    double y = (q & 1) ? c : s;
+    y = (q & 2) ? -y : y;
+    /* tan = (nh + nl) / (dh + dl) from the unrounded sin and cos, the quotient corrected once by
+     * its residual: sin / cos alone rounds three times (2.1 ulp) */
+    double nh = (n & 1) ? -w : rh, nl = (n & 1) ? -cl : sl, dh = (n & 1) ? rh : w, dl = (n & 1) ? sl : cl;
+    double q0 = (nh + nl) / (dh + dl);
+    double tn = q0 + (fma(-q0, dh, nh) + (nl - q0 * dl)) / (dh + dl);
+    y = which == 2 ? tn : y;
+    y = x == 0 && which != 1 ? x : y;
+    y = a > DBL_MAX ? x - x : y;
+    return x != x ? x : y;
+}
+
+LM_VM double lm_sin(double x) { return lm_trig(x, 0); }
+LM_VM double lm_cos(double x) { return lm_trig(x, 1); }
+LM_VM double lm_tan(double x) { return lm_trig(x, 2); }
+#endif
 
 #endif
