@@ -33,9 +33,9 @@
 #define LM_FINITE_MAX(T) _Generic((T)0, float: FLT_MAX, default: DBL_MAX)
 
 /* float/double math by type; integers go through double. lm_f_FN / lm_d_FN are <math.h>'s fnf / fn
- * but where vmath.h has a form that vectorises (the table after vmath.h's include). */
+ * but where vmath.h or vmath_trig.h has a form that vectorises (the table after their includes). */
 #define LM_MATH(fn, x) _Generic((x), float: lm_f_##fn((float)(x)), default: lm_d_##fn((double)(x)))
-/* the same for two-argument functions (atan2, copysign, hypot), by compute type */
+/* the same for two-argument functions (atan2, copysign, hypot), by compute type: lm_f2_FN / lm_d2_FN */
 #define LM_MATH2(fn, T, a, b) _Generic((T)0, float: lm_f2_##fn((float)(a), (float)(b)), \
     default: lm_d2_##fn((double)(a), (double)(b)))
 #define LM_EXP(x) _Generic((x), float: lm_expf((float)(x)), lm_complex64: cexpf((lm_complex64)(x)), \

@@ -272,8 +272,8 @@ LM_VM float lm_trigf(float x, int which) {
     int64_t q = (n + which) & 3;   /* cos x = sin(x + pi/2) */
     double y = (q & 1) ? c : s;
     y = (q & 2) ? -y : y;
-    double tn = (n & 1) ? -c / s : s / c;
-    y = which == 2 ? tn : y;
+    double num = (n & 1) ? -c : s, den = (n & 1) ? s : c;   /* one division, not one a side */
+    y = which == 2 ? num / den : y;
     y = x == 0 && which != 1 ? (double)x : y;   /* keeps -0 */
     return (float)(fabsf(x) > FLT_MAX ? x - x : y);
 }
