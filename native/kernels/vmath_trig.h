@@ -234,11 +234,11 @@ LM_VM double lm_rem_pio2_chunks(double x, double *n) {
     }
     /* exact: |a| <= 2 and no finer than p (a floor would turn a tiny negative p into 4 - tiny) */
     double a0 = p[0] - 4.0 * rint(p[0] * 0.25), a1 = p[1] - 4.0 * rint(p[1] * 0.25);
-    double i0 = (a0 + LM_RND_SHIFT) - LM_RND_SHIFT, i1 = (a1 + LM_RND_SHIFT) - LM_RND_SHIFT;
+    double i0 = rint(a0), i1 = rint(a1);
     double f = (a0 - i0) + (a1 - i1);   /* exact below 1/2 */
-    double i2 = (f + LM_RND_SHIFT) - LM_RND_SHIFT;
+    double i2 = rint(f);
     f = (f - i2) + p[2];
-    double i3 = (f + LM_RND_SHIFT) - LM_RND_SHIFT;
+    double i3 = rint(f);
     *n = (i0 + i1) + (i2 + i3);
     return ((f - i3) + p[3]) + p[4];
 }
@@ -246,7 +246,7 @@ LM_VM double lm_rem_pio2_chunks(double x, double *n) {
 /* x = n pi/2 + r, |r| <= pi/4 (+ 2^-31) for a float x; n as an int64 */
 LM_VM double lm_rem_pio2_float(double x, int64_t *n) {
     double xc = fabs(x) < 0x1p24 ? x : 0.0;
-    double k = xc * 0x1.45f306dc9c883p-1 + LM_RND_SHIFT, q = k - LM_RND_SHIFT;
+    double q = rint(xc * 0x1.45f306dc9c883p-1);
     double r = ((xc - q * 0x1.921fb54000000p+0) - q * 0x1.10b4611000000p-30) - q * 0x1.4c4c6628b80dcp-59;
     double nh, f = lm_rem_pio2_chunks(fabs(x) < 0x1p24 ? 0x1p24 : x, &nh);
     double nb = fabs(x) < 0x1p24 ? q : nh;
@@ -296,8 +296,7 @@ static const double lm_2opi_pieces[23] = {
 /* a mod 4 in [-2, 2] (exact, as in lm_rem_pio2_chunks), its nearest integer into *n and the rest (in
  * [-1/2, 1/2]) out */
 LM_VM double lm_frac_mod4(double a, double *n) {
-    double m = a - 4.0 * rint(a * 0.25);
-    double i = (m + LM_RND_SHIFT) - LM_RND_SHIFT;
+    double m = a - 4.0 * rint(a * 0.25), i = rint(m);
     *n += i;
     return m - i;
 }
@@ -352,7 +351,7 @@ LM_VM double lm_rem_pio2_ph(double x, double *rl, double *n) {
     f = lm_two_sum(f, lm_frac_mod4(l1 * sc1, &nn), &e);
     f = lm_two_sum(f, lm_frac_mod4(h2 * sc2, &nn), &e);
     e += (l2 * sc2 + h3 * sc3) + l3 * sc3;
-    double i = (f + LM_RND_SHIFT) - LM_RND_SHIFT;
+    double i = rint(f);
     f -= i;
     *n = nn + i;
     double s = f + e, el = (f - s) + e;   /* |f| >= |e| once f is reduced, or both are tiny */
