@@ -33,11 +33,11 @@
 #define LM_FINITE_MAX(T) _Generic((T)0, float: FLT_MAX, default: DBL_MAX)
 
 /* float/double math by type; integers go through double. lm_f_FN / lm_d_FN are <math.h>'s fnf / fn
- * but where vmath.h has a form that vectorises (the table after vmath.h's include). */
+ * but where vmath.h or vmath_trig.h has a form that vectorises (the table after their includes). */
 #define LM_MATH(fn, x) _Generic((x), float: lm_f_##fn((float)(x)), default: lm_d_##fn((double)(x)))
-/* the same for two-argument functions (atan2, copysign, hypot), by compute type */
-#define LM_MATH2(fn, T, a, b) _Generic((T)0, float: fn##f((float)(a), (float)(b)), \
-    default: fn((double)(a), (double)(b)))
+/* the same for two-argument functions (atan2, copysign, hypot), by compute type: lm_f2_FN / lm_d2_FN */
+#define LM_MATH2(fn, T, a, b) _Generic((T)0, float: lm_f2_##fn((float)(a), (float)(b)), \
+    default: lm_d2_##fn((double)(a), (double)(b)))
 #define LM_EXP(x) _Generic((x), float: lm_expf((float)(x)), lm_complex64: cexpf((lm_complex64)(x)), \
     lm_complex128: cexp((lm_complex128)(x)), default: lm_exp((double)(x)))
 
@@ -164,6 +164,7 @@ static inline LM_HD float lm_erff(float x) {
 #include "vmath_f32.h"
 #include "vmath_pow.h"
 #include "vmath_erf.h"
+#include "vmath_trig.h"
 
 #ifndef __cplusplus
 /* LM_MATH's and LM_CMATH's functions (C side): <math.h>'s, but the vectorising forms of vmath.h
@@ -171,14 +172,21 @@ static inline LM_HD float lm_erff(float x) {
 #define LM_LIBM_FLOAT(fn) LM_VM float lm_f_##fn(float x) { return fn##f(x); }
 #define LM_LIBM_DOUBLE(fn) LM_VM double lm_d_##fn(double x) { return fn(x); }
 #define LM_LIBM(fn) LM_LIBM_FLOAT(fn) LM_LIBM_DOUBLE(fn)
-LM_LIBM(acos) LM_LIBM(asin) LM_LIBM(atan) LM_LIBM(cos) LM_LIBM(sin)
-LM_LIBM(tan) LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
+LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
 LM_LIBM(ceil) LM_LIBM(trunc) LM_LIBM(rint)
-/* vmath.h's double form and vmath_f32.h's float form */
+/* the double form (vmath.h, vmath_trig.h) and the float form (vmath_f32.h, vmath_trig.h) */
 #define LM_VMATH_FORMS(fn) LM_VM float lm_f_##fn(float x) { return lm_##fn##f(x); } \
     LM_VM double lm_d_##fn(double x) { return lm_##fn(x); }
 LM_VMATH_FORMS(exp2) LM_VMATH_FORMS(log2) LM_VMATH_FORMS(log10) LM_VMATH_FORMS(cosh)
 LM_VMATH_FORMS(sinh) LM_VMATH_FORMS(atanh) LM_VMATH_FORMS(asinh) LM_VMATH_FORMS(acosh)
+LM_VMATH_FORMS(atan) LM_VMATH_FORMS(asin) LM_VMATH_FORMS(acos) LM_VMATH_FORMS(sin) LM_VMATH_FORMS(cos)
+LM_VMATH_FORMS(tan)
+/* LM_MATH2's: <math.h>'s, but atan2 vmath_trig.h's */
+#define LM_LIBM2(fn) LM_VM float lm_f2_##fn(float a, float b) { return fn##f(a, b); } \
+    LM_VM double lm_d2_##fn(double a, double b) { return fn(a, b); }
+LM_LIBM2(copysign) LM_LIBM2(hypot) LM_LIBM2(nextafter)
+LM_VM float lm_f2_atan2(float a, float b) { return lm_atan2f(a, b); }
+LM_VM double lm_d2_atan2(double a, double b) { return lm_atan2(a, b); }
 LM_VM float lm_f_exp(float x) { return lm_expf(x); }
 LM_VM double lm_d_exp(double x) { return lm_exp(x); }
 LM_VM float lm_f_tanh(float x) { return lm_tanhf(x); }

@@ -1,0 +1,122 @@
+"""native/kernels/vmath_trig.h: float32 sin, cos, tan, atan, asin, acos, atan2 against float64 over the whole
+float32 range (every 97th bit pattern, both signs), float64 against long double on a dense sample (huge
+arguments and multiples of pi/2 for sin, cos, tan), and the special values C99 fixes (signed zeros,
+infinities, NaN, huge arguments)."""
+import numpy as np
+import pytest
+
+import loom
+from test_vmath import HAS_LONG_DOUBLE, _sweep, _ulps, _ulps64
+
+NP = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "atan": np.arctan, "asin": np.arcsin, "acos": np.arccos}
+ODD = {"sin", "tan", "atan", "asin"}
+
+
+def _sweep_signed(name):
+    x = _sweep()
+    if name in ("asin", "acos"):
+        x = x[x <= 1]
+    return np.concatenate([x, -x])
+
+
+@pytest.mark.parametrize("name", sorted(NP))
+def test_float32_within_4_ulp_over_the_range(name):
+    x = _sweep_signed(name)
+    got = getattr(loom, name)(loom.tensor(x)).numpy()
+    ref = NP[name](x.astype(np.float64))
+    fin = np.isfinite(ref.astype(np.float32))   # tan near its poles overflows float32 only
+    err = _ulps(got[fin], ref[fin])
+    worst = int(np.argmax(err))
+    assert err[worst] <= 4.0, f"{name}({x[fin][worst]!r}) = {got[fin][worst]!r}, want {ref[fin][worst]!r}: {err[worst]:.2f}"
+    if name in ODD:
+        half = len(x) // 2
+        assert np.array_equal(got[half:].view(np.uint32), (-got[:half]).view(np.uint32)), f"{name} is not odd"
+
+
+def test_float32_atan2_within_4_ulp():
+    rng = np.random.default_rng(5)
+    mags = np.exp(rng.uniform(np.log(1e-45), np.log(3e38), (2, 2_000_000))).astype(np.float32)
+    y, x = mags * rng.choice([-1, 1], mags.shape).astype(np.float32)
+    # ratios close to atan's interval ends and to 1
+    x = np.concatenate([x, np.float32(1.0) + rng.random(200_000, dtype=np.float32)])
+    y = np.concatenate([y, x[-200_000:] * np.float32(0.4375) * (1 + rng.uniform(-1e-3, 1e-3, 200_000)).astype(np.float32)])
+    got = loom.atan2(loom.tensor(y), loom.tensor(x)).numpy()
+    ref = np.arctan2(y.astype(np.float64), x.astype(np.float64))
+    err = _ulps(got, ref)
+    worst = int(np.argmax(err))
+    assert err[worst] <= 4.0, f"atan2({y[worst]!r}, {x[worst]!r}) = {got[worst]!r}, want {ref[worst]!r}"
+
+
+def _sample64(name):
+    rng = np.random.default_rng(23)
+    mags = np.exp(rng.uniform(np.log(5e-324), np.log(1e300), 400_000))
+    if name in ("asin", "acos"):
+        x = np.concatenate([rng.uniform(-1, 1, 800_000), mags[mags <= 1], 1 - np.ldexp(rng.random(100_000), -30),
+                            rng.uniform(0.45, 0.55, 100_000)])
+    else:
+        x = np.concatenate([rng.uniform(-3, 3, 800_000), mags, rng.uniform(0.4, 2.5, 400_000)])
+    if name in ("sin", "cos", "tan"):   # up to DBL_MAX, near multiples of pi/2, and the closest double to one
+        k = rng.integers(1, 2**40, 200_000).astype(np.float64)
+        x = np.concatenate([x, np.exp(rng.uniform(np.log(1e300), np.log(1.79e308), 100_000)), k * (np.pi / 2),
+                            np.nextafter(k * (np.pi / 2), np.inf), [6381956970095103.0 * 2.0**797, 1e22, 1.79e308]])
+    return np.concatenate([x, -x])
+
+
+@pytest.mark.skipif(not HAS_LONG_DOUBLE, reason="long double is double here: no higher-precision reference")
+@pytest.mark.parametrize("name", sorted(NP))
+def test_float64_within_2_ulp(name):
+    x = _sample64(name)
+    got = getattr(loom, name)(loom.tensor(x)).numpy()
+    ref = NP[name](x.astype(np.longdouble))
+    err = _ulps64(got, ref)
+    worst = int(np.argmax(err))
+    assert err[worst] <= 2.0, f"{name}({x[worst]!r}) = {got[worst]!r}, want {ref[worst]!r}: {err[worst]:.2f} ulp"
+
+
+@pytest.mark.skipif(not HAS_LONG_DOUBLE, reason="long double is double here: no higher-precision reference")
+def test_float64_atan2_within_2_ulp():
+    rng = np.random.default_rng(29)
+    y, x = np.exp(rng.uniform(np.log(1e-300), np.log(1e300), (2, 1_000_000))) * rng.choice([-1, 1], (2, 1_000_000))
+    u, v = rng.uniform(-3, 3, (2, 1_000_000))
+    y, x = np.concatenate([y, u, 0.4375 * (1 + rng.uniform(-1e-6, 1e-6, 100_000))]), \
+        np.concatenate([x, v, rng.choice([-1.0, 1.0], 100_000)])
+    got = loom.atan2(loom.tensor(y), loom.tensor(x)).numpy()
+    ref = np.arctan2(y.astype(np.longdouble), x.astype(np.longdouble))
+    err = _ulps64(got, ref)
+    worst = int(np.argmax(err))
+    assert err[worst] <= 2.0, f"atan2({y[worst]!r}, {x[worst]!r}) = {got[worst]!r}, want {ref[worst]!r}: {err[worst]:.2f}"
+
+
+# zeros, infinities, NaN, subnormals, huge arguments and float multiples of pi/2 far out
+F32_SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1e-38, 1.0, -1.0, 0.5, 1.5707964, 3.1415927,
+                        16777216.0, 16777218.0, 1e22, -1e22, 3.4e38, -3.4028235e38, 1.0e30, 2.0**53, 2.0**81, 2.0**109,
+                        np.float32(np.pi / 2) * np.float32(2.0**100)], dtype=np.float32)
+
+
+@pytest.mark.parametrize("name", sorted(NP))
+def test_special_values_as_c99(name):
+    for dt in (np.float32, np.float64):
+        x = F32_SPECIAL.astype(dt)
+        got = getattr(loom, name)(loom.tensor(x)).numpy()
+        with np.errstate(all="ignore"):
+            want = NP[name](x.astype(np.float64)).astype(dt)
+        assert np.array_equal(np.isnan(got), np.isnan(want)), (dt, x, got, want)
+        ok = ~np.isnan(want)
+        close = _ulps(got[ok], want[ok].astype(np.float64)) <= 4 if dt == np.float32 else \
+            np.abs(got[ok] - want[ok]) <= 2 * np.spacing(np.abs(want[ok]))
+        assert close.all(), (dt, x[ok][~close], got[ok][~close], want[ok][~close])
+        zero = want == 0
+        assert np.array_equal(np.signbit(got[zero]), np.signbit(want[zero])), (dt, name)
+
+
+def test_atan2_special_values_as_c99():
+    v = [0.0, -0.0, 1.0, -1.0, 1e-310, np.inf, -np.inf, np.nan, 1e308, -1e308]
+    y, x = (a.ravel() for a in np.meshgrid(v, v))
+    for dt in (np.float32, np.float64):
+        with np.errstate(over="ignore"):   # 1e308 is inf in float32
+            yd, xd = y.astype(dt), x.astype(dt)
+        got = loom.atan2(loom.tensor(yd), loom.tensor(xd)).numpy()
+        want = np.arctan2(yd, xd)
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        assert np.array_equal(np.signbit(got[~np.isnan(got)]), np.signbit(want[~np.isnan(want)]))
+        np.testing.assert_allclose(got, want, rtol=2 * np.finfo(dt).eps, atol=0)
