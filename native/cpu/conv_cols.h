@@ -38,4 +38,8 @@ void lm_im2col_band(int dt, const lm_conv_geom *G, const char *x, int64_t n, int
 void lm_col2im(int dt, const lm_conv_geom *G, const lm_conv_plan *P, const char *col, int64_t n0, int64_t nb,
                int64_t g, char *dx, char *buf, bool par);
 
+/* dst (cols x rows) = src (rows x cols) transposed, rows lds and ldd elements apart, elements of
+ * item bytes (4 or 8), in tiles of 16 x 16 */
+void lm_cols_transpose(int64_t item, int64_t rows, int64_t cols, const char *src, int64_t lds, char *dst, int64_t ldd);
+
 #endif

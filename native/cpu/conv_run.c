@@ -130,17 +130,11 @@ static void slice(const job *J, const scratch *S, int64_t lo, int64_t hi) {
     }
 }
 
-/* (O, Cg, kh, kw) <-> (O, kh, kw, Cg): the weight in the LAST plan's tap order, and its gradient back */
+/* (O, Cg, kh, kw) <-> (O, kh, kw, Cg): the weight in the LAST plan's tap order, and its gradient back;
+ * each output channel's block is a (Cg x taps) transpose */
 static void permute_weight(const lm_conv_geom *G, int64_t item, const char *src, char *dst, bool to_last) {
-    int64_t taps = G->kh * G->kw;
-    for (int64_t o = 0; o < G->O; o++)
-        for (int64_t c = 0; c < G->Cg; c++)
-            for (int64_t q = 0; q < taps; q++) {
-                int64_t std = (o * G->Cg + c) * taps + q, last = (o * taps + q) * G->Cg + c;
-                int64_t from = to_last ? std : last, to = to_last ? last : std;
-                if (item == 4) ((float *)dst)[to] = ((const float *)src)[from];
-                else ((double *)dst)[to] = ((const double *)src)[from];
-            }
+    int64_t taps = G->kh * G->kw, rows = to_last ? G->Cg : taps, cols = to_last ? taps : G->Cg, blk = G->Cg * taps * item;
+    for (int64_t o = 0; o < G->O; o++) lm_cols_transpose(item, rows, cols, src + o * blk, cols, dst + o * blk, rows);
 }
 
 /* Threads worth using: the batch is the only thing split, and a region costs a few us */

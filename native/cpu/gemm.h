@@ -23,6 +23,10 @@ void lm_gemm_pack_b(int dtype, int64_t K, int64_t N, lm_mat b, lm_packed_b *out)
 void lm_gemm_packed(int64_t M, lm_mat a, const lm_packed_b *b, char *c, int64_t ldc, bool accumulate);
 void lm_gemm_packed_free(lm_packed_b *b);
 
+/* dst (cols x rows, row stride ldd) = src (rows x cols, row stride lds) transposed, through the
+ * packing's 16 x 16 register transposes: false (nothing written) where the host has none */
+bool lm_transpose_float(int64_t rows, int64_t cols, const float *src, int64_t lds, float *dst, int64_t ldd);
+
 /* The same on CUDA memory (cuBLAS, native/cuda/host_matmul.c), `batch` products whose
  * operands and results lie stride_a/_b/_c elements apart (0: shared). 0, or -1 with the
  * error set. Operand strides must fit cuBLAS (one unit stride per matrix). */

@@ -279,7 +279,24 @@ void lm_gemm_packed(int64_t M, lm_mat a, const lm_packed_b *b, char *c, int64_t 
     lm_gemm(b->dtype, M, b->N, b->K, a, b->b, c, ldc, accumulate);
 }
 
+bool lm_transpose_float(int64_t rows, int64_t cols, const float *src, int64_t lds, float *dst, int64_t ldd) {
+    int64_t full = cols / 16 * 16;
+    for (int64_t i0 = 0; i0 < rows; i0 += 16) {
+        int count = rows - i0 < 16 ? (int)(rows - i0) : 16;
+        for (int64_t j0 = 0; j0 < full; j0 += 16)
+            transpose_block(src + i0 * lds + j0, lds, count, dst + j0 * ldd + i0, ldd);
+        for (int64_t j = full; j < cols; j++)
+            for (int i = 0; i < count; i++) dst[j * ldd + i0 + i] = src[(i0 + i) * lds + j];
+    }
+    return true;
+}
+
 #else
+bool lm_transpose_float(int64_t rows, int64_t cols, const float *src, int64_t lds, float *dst, int64_t ldd) {
+    (void)rows, (void)cols, (void)src, (void)lds, (void)dst, (void)ldd;
+    return false;
+}
+
 bool lm_gemm_avx512(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc,
                     bool accumulate) {
     (void)dtype, (void)M, (void)N, (void)K, (void)a, (void)b, (void)c, (void)ldc, (void)accumulate;
