@@ -128,19 +128,24 @@ void lm_cols_transpose(int64_t item, int64_t rows, int64_t cols, const char *src
     static void pack_rows_##T(const lm_cols_packer *P, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr,     \
                               T *d) {                                                                              \
         const lm_conv_geom *G = P->G;                                                                              \
-        int64_t Cg = G->Cg, taps = G->kh * G->kw, span = (G->H * G->W + 1) * Cg;                                   \
-        for (int64_t j0 = n0; j0 < n0 + nc; j0 += nr, d += nr * kc) {                                              \
-            int64_t cnt = n0 + nc - j0 < nr ? n0 + nc - j0 : nr;                                                   \
-            for (int64_t r = 0; r < kc; r++) {                                                                     \
-                int64_t p = k0 + r;                                                                                \
-                const T *base = (const T *)P->cl + p / G->L * span;                                                \
-                const int32_t *tap = P->table + p % G->L * taps;                                                   \
-                T *restrict to = d + r * nr;                                                                       \
-                for (int64_t j = 0; j < cnt;) {                                                                    \
-                    int64_t q = (j0 + j) / Cg, c = (j0 + j) % Cg, run = Cg - c < cnt - j ? Cg - c : cnt - j;       \
+        int64_t Cg = G->Cg, taps = G->kh * G->kw, span = (G->H * G->W + 1) * Cg, panels = (nc + nr - 1) / nr;      \
+        /* a row (position) at a time: its sample and taps looked up once for all its panels */                    \
+        for (int64_t r = 0; r < kc; r++) {                                                                         \
+            int64_t p = k0 + r;                                                                                    \
+            const T *base = (const T *)P->cl + p / G->L * span;                                                    \
+            const int32_t *tap = P->table + p % G->L * taps;                                                       \
+            for (int64_t pn = 0; pn < panels; pn++) {                                                              \
+                int64_t j0 = n0 + pn * nr, cnt = n0 + nc - j0 < nr ? n0 + nc - j0 : nr;                            \
+                int64_t q = j0 / Cg, c = j0 % Cg;                                                                  \
+                T *restrict to = d + pn * nr * kc + r * nr;                                                        \
+                if (cnt == nr && c + nr <= Cg) {   /* the panel within one tap's run: one straight copy */         \
                     const T *restrict from = base + tap[q] * Cg + c;                                               \
-                    for (int64_t e = 0; e < run; e++) to[j + e] = from[e];                                         \
-                    j += run;                                                                                      \
+                    for (int e = 0; e < nr; e++) to[e] = from[e];                                                  \
+                    continue;                                                                                      \
+                }                                                                                                  \
+                for (int64_t j = 0; j < cnt; j++) {                                                                \
+                    int64_t k = j0 + j;                                                                            \
+                    to[j] = base[tap[k / Cg] * Cg + k % Cg];                                                       \
                 }                                                                                                  \
                 for (int64_t j = cnt; j < nr; j++) to[j] = 0;                                                      \
             }                                                                                                      \
