@@ -94,8 +94,8 @@ void lm_cols_transpose(int64_t item, int64_t rows, int64_t cols, const char *src
 
 /* The packers read the copies through the tap table: position p of the run is sample p / L's
  * output position p % L, and its tap q the run of Cg channels at pixel table[l * taps + q].
- * Copying the columns into a buffer for the GEMM to pack again cost as much as the packing
- * (a fifth of the product at 64 output channels). */
+ * Built in a buffer first, the columns were written and read once more before the GEMM's own
+ * packing (at 16x32x32x32, 4x4 stride 2, conv2d went from about 2.15 to 2.05 ms on one thread). */
 #define PACKERS(T)                                                                                                 \
     static void pack_cols_##T(const lm_cols_packer *P, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr,     \
                               T *d) {                                                                              \
