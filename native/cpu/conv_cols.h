@@ -38,4 +38,18 @@ void lm_im2col_band(int dt, const lm_conv_geom *G, const char *x, int64_t n, int
 void lm_col2im(int dt, const lm_conv_geom *G, const lm_conv_plan *P, const char *col, int64_t n0, int64_t nb,
                int64_t g, char *dx, char *buf, bool par);
 
+/* LAST without a column buffer: the channels-last copies of samples n0..n0+nb of group g into cl
+ * ((H * W + 1) * Cg elements each, the last Cg zero), then packers that write the columns
+ * straight into lm_gemm_packing_b's blocks, its ctx a lm_cols_packer:
+ *   pack_cols   B = col (K x nb*L), conv2d's product
+ *   pack_rows   B = col^T (nb*L x K), backward-weight's */
+typedef struct { int dt; const lm_conv_geom *G; const int32_t *table; const char *cl; } lm_cols_packer;
+void lm_cols_last_copies(int dt, const lm_conv_geom *G, const char *x, int64_t n0, int64_t nb, int64_t g, char *cl);
+void lm_cols_pack_cols(void *ctx, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, char *dst);
+void lm_cols_pack_rows(void *ctx, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, char *dst);
+
+/* dst (cols x rows) = src (rows x cols) transposed, rows lds and ldd elements apart, elements of
+ * item bytes (4 or 8), in tiles of 16 x 16 */
+void lm_cols_transpose(int64_t item, int64_t rows, int64_t cols, const char *src, int64_t lds, char *dst, int64_t ldd);
+
 #endif

@@ -23,6 +23,21 @@ void lm_gemm_pack_b(int dtype, int64_t K, int64_t N, lm_mat b, lm_packed_b *out)
 void lm_gemm_packed(int64_t M, lm_mat a, const lm_packed_b *b, char *c, int64_t ldc, bool accumulate);
 void lm_gemm_packed_free(lm_packed_b *b);
 
+/* C (M x N) = or += A @ B on the calling thread, B (K x N) written by the caller straight into the
+ * packed blocks: pack(ctx, k0, kc, n0, nc, nr, dst) fills rows k0..k0+kc, columns n0..n0+nc of B as
+ * ceil(nc / nr) panels of kc rows of nr elements each, zero past column nc (a conv's columns, built
+ * there without a buffer of their own). False (nothing written) where the host has no kernels of its own
+ * for dtype: an empty product (M = 0) only asks. */
+typedef void (*lm_pack_b_fn)(void *ctx, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr, char *dst);
+bool lm_gemm_packing_b(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_pack_b_fn pack, void *ctx, char *c,
+                       int64_t ldc, bool accumulate);
+
+/* dst (cols x rows, row stride ldd) = src (rows x cols, row stride lds) transposed, through the
+ * packing's 16 x 16 register transposes: false (nothing written) where the host has none */
+bool lm_transpose_float(int64_t rows, int64_t cols, const float *src, int64_t lds, float *dst, int64_t ldd);
+/* the same for count <= 16 rows anywhere in memory: dst (cols x count) */
+bool lm_transpose_rows_float(int count, const float *const *rows, int64_t cols, float *dst, int64_t ldd);
+
 /* The same on CUDA memory (cuBLAS, native/cuda/host_matmul.c), `batch` products whose
  * operands and results lie stride_a/_b/_c elements apart (0: shared). 0, or -1 with the
  * error set. Operand strides must fit cuBLAS (one unit stride per matrix). */

@@ -196,7 +196,9 @@ static bool pack_bt_double(const double *src, int64_t cs, int64_t kc, double *ds
         return aligned_alloc(64, round64(sizeof(T) * (size_t)(kcap * (mcap + MR))));   /* any tile_rows */        \
     }                                                                                                             \
                                                                                                                   \
-    static bool gemm_##T(int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, T *c, int64_t ldc, bool accumulate) { \
+    /* B read through b, or written into the packed blocks by pack(ctx, ...) when it is given */                 \
+    static bool gemm_##T(int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, lm_pack_b_fn pack, void *ctx, T *c,  \
+                         int64_t ldc, bool accumulate) {                                                          \
         enum { NR = NR_##T };                                                                                     \
         int64_t ncap = N < NC ? N : NC, kcap = K < KC ? K : KC;                                                   \
         T *bpack = aligned_alloc(64, round64(sizeof(T) * (size_t)(kcap * ((ncap + NR - 1) / NR) * NR)));          \
@@ -211,7 +213,8 @@ static bool pack_bt_double(const double *src, int64_t cs, int64_t kc, double *ds
             int64_t nc = N - j0 < NC ? N - j0 : NC;                                                               \
             for (int64_t p0 = 0; p0 < K; p0 += KC) {                                                              \
                 int64_t kc = K - p0 < KC ? K - p0 : KC;                                                           \
-                pack_b_##T(B + p0 * b.rs + j0 * b.cs, b.rs, b.cs, kc, nc, bpack);                                 \
+                if (pack) pack(ctx, p0, kc, j0, nc, NR, (char *)bpack);                                           \
+                else pack_b_##T(B + p0 * b.rs + j0 * b.cs, b.rs, b.cs, kc, nc, bpack);                            \
                 block_##T(M, nc, kc, A + p0 * a.cs, a.rs, a.cs, bpack, c + j0, ldc, accumulate || p0 > 0, apack); \
             }                                                                                                     \
         }                                                                                                         \
@@ -261,8 +264,19 @@ DEFINE_GEMM(double, 8)
 bool lm_gemm_avx512(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc,
                     bool accumulate) {
     if (K <= 0) return false;
-    if (dtype == LM_FLOAT32) return gemm_float(M, N, K, a, b, (float *)c, ldc, accumulate);
-    if (dtype == LM_FLOAT64) return gemm_double(M, N, K, a, b, (double *)c, ldc, accumulate);
+    if (dtype == LM_FLOAT32) return gemm_float(M, N, K, a, b, NULL, NULL, (float *)c, ldc, accumulate);
+    if (dtype == LM_FLOAT64) return gemm_double(M, N, K, a, b, NULL, NULL, (double *)c, ldc, accumulate);
+    return false;
+}
+
+bool lm_gemm_packing_b(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_pack_b_fn pack, void *ctx, char *c,
+                       int64_t ldc, bool accumulate) {
+    lm_mat none = {NULL, 0, 0};
+    if (dtype != LM_FLOAT32 && dtype != LM_FLOAT64) return false;
+    if (M <= 0 || N <= 0) return true;   /* nothing to do, and a probe for the kernels */
+    if (K <= 0) return false;
+    if (dtype == LM_FLOAT32) return gemm_float(M, N, K, a, none, pack, ctx, (float *)c, ldc, accumulate);
+    if (dtype == LM_FLOAT64) return gemm_double(M, N, K, a, none, pack, ctx, (double *)c, ldc, accumulate);
     return false;
 }
 
@@ -279,7 +293,49 @@ void lm_gemm_packed(int64_t M, lm_mat a, const lm_packed_b *b, char *c, int64_t 
     lm_gemm(b->dtype, M, b->N, b->K, a, b->b, c, ldc, accumulate);
 }
 
+bool lm_transpose_float(int64_t rows, int64_t cols, const float *src, int64_t lds, float *dst, int64_t ldd) {
+    int64_t full = cols / 16 * 16;
+    for (int64_t i0 = 0; i0 < rows; i0 += 16) {
+        int count = rows - i0 < 16 ? (int)(rows - i0) : 16;
+        for (int64_t j0 = 0; j0 < full; j0 += 16)
+            transpose_block(src + i0 * lds + j0, lds, count, dst + j0 * ldd + i0, ldd);
+        for (int64_t j = full; j < cols; j++)
+            for (int i = 0; i < count; i++) dst[j * ldd + i0 + i] = src[(i0 + i) * lds + j];
+    }
+    return true;
+}
+
+bool lm_transpose_rows_float(int count, const float *const *rows, int64_t cols, float *dst, int64_t ldd) {
+    __mmask16 m = (__mmask16)((1u << count) - 1);
+    int64_t j0 = 0;
+    for (; j0 + 16 <= cols; j0 += 16) {
+        __m512 r[16];
+        for (int i = 0; i < 16; i++) r[i] = i < count ? _mm512_loadu_ps(rows[i] + j0) : _mm512_setzero_ps();
+        transpose16(r);
+        for (int k = 0; k < 16; k++) _mm512_mask_storeu_ps(dst + (j0 + k) * ldd, m, r[k]);
+    }
+    for (; j0 < cols; j0++)
+        for (int i = 0; i < count; i++) dst[j0 * ldd + i] = rows[i][j0];
+    return true;
+}
+
 #else
+bool lm_transpose_rows_float(int count, const float *const *rows, int64_t cols, float *dst, int64_t ldd) {
+    (void)count, (void)rows, (void)cols, (void)dst, (void)ldd;
+    return false;
+}
+
+bool lm_gemm_packing_b(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_pack_b_fn pack, void *ctx, char *c,
+                       int64_t ldc, bool accumulate) {
+    (void)dtype, (void)M, (void)N, (void)K, (void)a, (void)pack, (void)ctx, (void)c, (void)ldc, (void)accumulate;
+    return false;
+}
+
+bool lm_transpose_float(int64_t rows, int64_t cols, const float *src, int64_t lds, float *dst, int64_t ldd) {
+    (void)rows, (void)cols, (void)src, (void)lds, (void)dst, (void)ldd;
+    return false;
+}
+
 bool lm_gemm_avx512(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc,
                     bool accumulate) {
     (void)dtype, (void)M, (void)N, (void)K, (void)a, (void)b, (void)c, (void)ldc, (void)accumulate;
