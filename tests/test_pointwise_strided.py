@@ -58,7 +58,7 @@ def test_strided_rows_match_contiguous(case):
     expected = call_function(op, dense)
     same(call_function(op, strided), expected)
     names = [a.name for a in op.inputs if strided.get(a.name) is not None]
-    for k, name in enumerate(names):   # one operand strided, the rest contiguous; one a single element
+    for name in names:   # one operand strided, the rest contiguous; one a single element
         same(call_function(op, dict(dense, **{name: strided[name]})), expected)
         if len(names) > 1:
             single = dense[name][:1].reshape(())
