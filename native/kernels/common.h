@@ -65,6 +65,23 @@
 #define LM_CIMAG(z) _Generic((z), lm_complex64: cimagf((lm_complex64)(z)), default: cimag((lm_complex128)(z)))
 /* the complex T with parts re and im, exactly */
 #define LM_CPLX(T, re, im) _Generic((T)0, lm_complex64: LM_CMPLXF(re, im), default: LM_CMPLX(re, im))
+/* a * b + c in one rounding: the form complex bodies use where GCC's contraction of a plain a * b + c
+ * would differ between loops */
+#define LM_FMA(a, b, c) _Generic((a), float: fmaf((float)(a), (float)(b), (float)(c)), \
+    default: fma((double)(a), (double)(b), (double)(c)))
+/* a * b of complex values: (ac - bd) + (ad + bc)i, each part one fma over one product, so every
+ * loop rounds alike (GCC contracts a plain product into FMAs in some loops and not in others) and,
+ * as PyTorch's c10::complex, without C99's Annex G recovery of infinities */
+#define LM_CMUL(T, a, b) _Generic((T)0, lm_complex64: lm_cmul64((lm_complex64)(a), (lm_complex64)(b)), \
+    default: lm_cmul128((lm_complex128)(a), (lm_complex128)(b)))
+static inline lm_complex64 lm_cmul64(lm_complex64 a, lm_complex64 b) {
+    float ar = crealf(a), ai = cimagf(a), br = crealf(b), bi = cimagf(b);
+    return LM_CMPLXF(fmaf(ar, br, -(ai * bi)), fmaf(ar, bi, ai * br));
+}
+static inline lm_complex128 lm_cmul128(lm_complex128 a, lm_complex128 b) {
+    double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
+    return LM_CMPLX(fma(ar, br, -(ai * bi)), fma(ar, bi, ai * br));
+}
 
 /* Python's // and %, C's fmod and ** : float and double in floating point (float ** through
  * vmath_pow.h's lm_powf), the integers through int64 (see the helpers below) */
@@ -310,6 +327,8 @@ static inline LM_HD lm_complex128 lm_tanh_(lm_complex128 z) { return LM_CSTD::ta
 #define LM_CREAL(z) (z).real()
 #define LM_CIMAG(z) (z).imag()
 #define LM_CPLX(T, re, im) T(re, im)
+#define LM_CMUL(T, a, b) ((T)(a) * (T)(b))
+#define LM_FMA(a, b, c) fma(a, b, c)
 
 static inline LM_HD float lm_floor_div_(float a, float b) { return (float)lm_floordiv_py(a, b); }
 static inline LM_HD double lm_floor_div_(double a, double b) { return lm_floordiv_py(a, b); }
