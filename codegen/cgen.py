@@ -166,10 +166,11 @@ def loop_unpack(op):
     return lines
 
 
-def kernel_call(op, mode, dt, scalar_input=-1):
+def kernel_call(op, mode, dt, scalar_input=-1, suffix=""):
     """The kernel macro applied to one element. mode: values x0.. (CUDA), contiguous inputs x0[i]..,
     strided through d[]/s[], or one broadcast scalar input `v` (scalar_input, already loaded).
-    Elements are stored as S and loaded as the compute type T (float16/bfloat16: float)."""
+    Elements are stored as S and loaded as the compute type T (float16/bfloat16: float).
+    suffix: one of the body's other macros (_SHORT, _SHORT_OK: its short form and that form's test)."""
     load = load_macro(dt)
 
     def element(k):
@@ -190,13 +191,19 @@ def kernel_call(op, mode, dt, scalar_input=-1):
             k += 1
         else:
             args.append(a.name)
-    return f"{body_macro(op, dt)}({', '.join(args)})"
+    return f"{body_macro(op, dt)}{suffix}({', '.join(args)})"
 
 
 def body_macro(op, dt):
     """The body's macro: a complex dtype's own (LM_PW_NAME_complex) where the header defines one."""
     own = TABLE[dt].category == "complex" and op.complex_body
     return f"LM_PW_{op.kernel}_complex" if own else f"LM_PW_{op.kernel}"
+
+
+def short_macro(op, dt):
+    """The body's short-form macro (LM_PW_NAME_SHORT, with LM_PW_NAME_SHORT_OK its test) that the C
+    loops take for blocks the test admits whole, where the header defines one: real floating dtypes."""
+    return f"LM_PW_{op.kernel}_SHORT" if TABLE[dt].category == "floating" else None
 
 
 def check_call(op):

@@ -120,3 +120,37 @@ def test_atan2_special_values_as_c99():
         assert np.array_equal(np.isnan(got), np.isnan(want))
         assert np.array_equal(np.signbit(got[~np.isnan(got)]), np.signbit(want[~np.isnan(want)]))
         np.testing.assert_allclose(got, want, rtol=2 * np.finfo(dt).eps, atol=0)
+
+
+@pytest.mark.skipif(not HAS_LONG_DOUBLE, reason="long double is double here: no higher-precision reference")
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_float64_short_reduction_within_2_ulp(name):
+    # every block below 2^27, so the loop takes the short form: near multiples of pi/2 (where the
+    # reduction cancels most), either side of them, and up to the form's bound
+    rng = np.random.default_rng(31)
+    k = rng.integers(1, int(2**27 / (np.pi / 2)), 300_000).astype(np.float64)
+    near = k * (np.pi / 2)
+    x = np.concatenate([near, np.nextafter(near, np.inf), np.nextafter(near, -np.inf), rng.uniform(-2**27, 2**27, 300_000),
+                        np.nextafter(2.0**27, 0) - np.arange(1000.0)])
+    x = np.concatenate([x, -x])
+    got = getattr(loom, name)(loom.tensor(x)).numpy()
+    err = _ulps64(got, NP[name](x.astype(np.longdouble)))
+    worst = int(np.argmax(err))
+    assert err[worst] <= 2.0, f"{name}({x[worst]!r}) = {got[worst]!r}: {err[worst]:.2f} ulp"
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_short_and_full_forms_give_the_same_bits(name, dt):
+    # the same elements in blocks of small values (the short form) and in blocks where one huge
+    # value sends the loop to the full reduction
+    rng = np.random.default_rng(37)
+    bound = 6e4 if dt == np.float16 else 2.0**24
+    x = (rng.uniform(-1, 1, 8192) * np.exp(rng.uniform(0, np.log(bound), 8192))).astype(dt)
+    mixed = x.copy()
+    mixed[::97] = dt(np.inf if dt == np.float16 else 1e30)   # float16's only value past 2^24
+    short = getattr(loom, name)(loom.tensor(x)).numpy()
+    full = getattr(loom, name)(loom.tensor(mixed)).numpy()
+    keep = np.ones(x.size, bool)
+    keep[::97] = False
+    assert np.array_equal(short[keep].view(np.uint8), full[keep].view(np.uint8))

@@ -198,6 +198,13 @@ LM_VMATH_FORMS(exp2) LM_VMATH_FORMS(log2) LM_VMATH_FORMS(log10) LM_VMATH_FORMS(c
 LM_VMATH_FORMS(sinh) LM_VMATH_FORMS(atanh) LM_VMATH_FORMS(asinh) LM_VMATH_FORMS(acosh)
 LM_VMATH_FORMS(atan) LM_VMATH_FORMS(asin) LM_VMATH_FORMS(acos) LM_VMATH_FORMS(sin) LM_VMATH_FORMS(cos)
 LM_VMATH_FORMS(tan)
+/* the short forms of sin, cos and tan and their test (vmath_trig.h), for a body's
+ * LM_PW_NAME_SHORT and LM_PW_NAME_SHORT_OK */
+#define LM_VMATH_SHORT(fn) LM_VM float lm_f_##fn##_short(float x) { return lm_##fn##_shortf(x); } \
+    LM_VM double lm_d_##fn##_short(double x) { return lm_##fn##_short(x); }
+LM_VMATH_SHORT(sin) LM_VMATH_SHORT(cos) LM_VMATH_SHORT(tan)
+LM_VM bool lm_f_trig_short_ok(float x) { return lm_trig_shortf_ok(x); }
+LM_VM bool lm_d_trig_short_ok(double x) { return lm_trig_short_ok(x); }
 /* LM_MATH2's: <math.h>'s, but atan2 vmath_trig.h's */
 #define LM_LIBM2(fn) LM_VM float lm_f2_##fn(float a, float b) { return fn##f(a, b); } \
     LM_VM double lm_d2_##fn(double a, double b) { return fn(a, b); }

@@ -14,10 +14,14 @@
  * integer, x 2/pi mod 4 from 2/pi in 28-bit chunks T_k (x T_k is exact: 24 + 28 bits), no table:
  * the chunks whose products are multiples of 4 drop out, so five consecutive chunks, picked by the
  * size of x, cover the float range to 2^-87.
- * double sin, cos, tan: Payne-Hanek for every |x| >= 2^-26 (below, r = x), from 2/pi in 53-bit
- * pieces (the four that matter picked by the exponent), the products exact through fma (a libm
- * call, correct but slow, where the target has no FMA). No threshold: the reduction is exact to
- * 2^-158 of x up to DBL_MAX. C side only (CUDA keeps its sin, cos, tan).
+ * double sin, cos, tan: below 2^27, Cody-Waite with pi/2 in three 53-bit pieces through fma; above,
+ * Payne-Hanek from 2/pi in 53-bit pieces (the four that matter picked by the exponent), the products
+ * exact through fma (a libm call, correct but slow, where the target has no FMA), exact to 2^-158 of
+ * x up to DBL_MAX. C side only (CUDA keeps its sin, cos, tan).
+ * Every lane of a vector computes every path, so the large-argument reduction costs each element
+ * as much as the rest of the function: the short forms (lm_sin_short, ...) leave it out, and the
+ * generated loops take them for blocks of elements that lm_trig_short_ok admits whole (a body's
+ * LM_PW_NAME_SHORT); both forms give the same bits there.
  *
  * Measured (tests/test_vmath_trig.py): float <= 0.85 ulp, double <= 1.1 ulp.
  *
@@ -264,10 +268,17 @@ LM_VM double lm_cos_kernelf(double z) {
            z * -0x1.25244e23e6e3ap-22)));
 }
 
-/* which: 0 sin, 1 cos, 2 tan (a constant: each caller's selects fold) */
-LM_VM float lm_trigf(float x, int which) {
-    int64_t n;
-    double r = lm_rem_pio2_float(x, &n), z = r * r;
+/* x = n pi/2 + r for |x| < 2^24 alone (the short reduction, for blocks that need no more) */
+LM_VM double lm_rem_pio2_float_short(double x, int64_t *n) {
+    double q = rint(x * 0x1.45f306dc9c883p-1);
+    *n = lm_bits64(q + LM_RND_SHIFT) - lm_bits64(LM_RND_SHIFT);
+    return ((x - q * 0x1.921fb54000000p+0) - q * 0x1.10b4611000000p-30) - q * 0x1.4c4c6628b80dcp-59;
+}
+
+/* sin, cos or tan from x = n pi/2 + r; which: 0 sin, 1 cos, 2 tan (a constant: each caller's
+ * selects fold) */
+LM_VM float lm_trigf_from(float x, double r, int64_t n, int which) {
+    double z = r * r;
     double s = lm_sin_kernelf(r, z), c = lm_cos_kernelf(z);
     int64_t q = (n + which) & 3;   /* cos x = sin(x + pi/2) */
     double y = (q & 1) ? c : s;
@@ -278,9 +289,27 @@ LM_VM float lm_trigf(float x, int which) {
     return (float)(fabsf(x) > FLT_MAX ? x - x : y);
 }
 
+LM_VM float lm_trigf(float x, int which) {
+    int64_t n;
+    double r = lm_rem_pio2_float(x, &n);
+    return lm_trigf_from(x, r, n, which);
+}
+
 LM_VM float lm_sinf(float x) { return lm_trigf(x, 0); }
 LM_VM float lm_cosf(float x) { return lm_trigf(x, 1); }
 LM_VM float lm_tanf(float x) { return lm_trigf(x, 2); }
+
+/* The short forms: exact for |x| < 2^24 only (and NaN); a loop takes them for a block whose every
+ * element lm_trig_shortf_ok admits, which spares it the chunked reduction's cost in every lane */
+LM_VM bool lm_trig_shortf_ok(float x) { return !(fabsf(x) >= 0x1p24f); }
+LM_VM float lm_trigf_short(float x, int which) {
+    int64_t n;
+    double r = lm_rem_pio2_float_short(x, &n);
+    return lm_trigf_from(x, r, n, which);
+}
+LM_VM float lm_sin_shortf(float x) { return lm_trigf_short(x, 0); }
+LM_VM float lm_cos_shortf(float x) { return lm_trigf_short(x, 1); }
+LM_VM float lm_tan_shortf(float x) { return lm_trigf_short(x, 2); }
 
 /* ---- double sin, cos, tan (C side only: the pieces of 2/pi are a host table) ---- */
 #ifndef __CUDACC__
@@ -360,14 +389,23 @@ LM_VM double lm_rem_pio2_ph(double x, double *rl, double *n) {
     return rh;
 }
 
+/* x = n pi/2 + (rh + rl) for |x| < 2^27 (Cody-Waite with pi/2 in three 53-bit pieces): x - n P1 is
+ * exact in one fma (a multiple of 2^-53 below 1), n P2 an exact pair, and the neglected n P4 ~ 2^-134
+ * is far below the 2^-62 that such x come closest to a multiple of pi/2 */
+LM_VM double lm_rem_pio2_short(double x, double *rl, double *n) {
+    double q = rint(x * 0x1.45f306dc9c883p-1);
+    double t = fma(-q, LM_PIO2_HI, x);
+    double ph = q * LM_PIO2_LO, pl = fma(q, LM_PIO2_LO, -ph);
+    double e = 0.0, rh = lm_two_sum(t, -ph, &e);
+    *rl = (e - pl) - q * -0x1.f1976b7ed8fbcp-110;
+    *n = q;
+    return rh;
+}
+
 /* which: 0 sin, 1 cos, 2 tan, as lm_trigf; polynomials on |r| <= pi/4 to 2^-57 with r's low part
  * rl added to first order */
-LM_VM double lm_trig(double x, int which) {
+LM_VM double lm_trig_from(double x, double rh, double rl, double nd, int which) {
     double a = fabs(x);
-    double nd, rl, rh = lm_rem_pio2_ph(a < 0x1p-26 || a > DBL_MAX ? 1.0 : x, &rl, &nd);
-    rh = a < 0x1p-26 ? x : rh;
-    rl = a < 0x1p-26 ? 0.0 : rl;
-    nd = a < 0x1p-26 ? 0.0 : nd;
     double z = rh * rh;
     double sp = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13 +
                 z * (0x1.71de3a546095bp-19 + z * (-0x1.ae645412c560cp-26 + z * (0x1.61217f0b800d5p-33 +
@@ -392,9 +430,29 @@ LM_VM double lm_trig(double x, int which) {
     return x != x ? x : y;
 }
 
+/* the short reduction below 2^27, as the short forms take it, so a result does not depend on
+ * which form its block took; Payne-Hanek above */
+LM_VM double lm_trig(double x, int which) {
+    double a = fabs(x);
+    bool sh = !(a >= 0x1p27);
+    double nd, rl, rh = lm_rem_pio2_ph(sh || a > DBL_MAX ? 1.0 : x, &rl, &nd);
+    double ns, rls, rhs = lm_rem_pio2_short(sh ? x : 0.0, &rls, &ns);
+    return lm_trig_from(x, sh ? rhs : rh, sh ? rls : rl, sh ? ns : nd, which);
+}
+
 LM_VM double lm_sin(double x) { return lm_trig(x, 0); }
 LM_VM double lm_cos(double x) { return lm_trig(x, 1); }
 LM_VM double lm_tan(double x) { return lm_trig(x, 2); }
+
+/* The short forms, as the float ones: |x| < 2^27 (and NaN) */
+LM_VM bool lm_trig_short_ok(double x) { return !(fabs(x) >= 0x1p27); }
+LM_VM double lm_trig_short(double x, int which) {
+    double nd, rl, rh = lm_rem_pio2_short(x, &rl, &nd);
+    return lm_trig_from(x, rh, rl, nd, which);
+}
+LM_VM double lm_sin_short(double x) { return lm_trig_short(x, 0); }
+LM_VM double lm_cos_short(double x) { return lm_trig_short(x, 1); }
+LM_VM double lm_tan_short(double x) { return lm_trig_short(x, 2); }
 #endif
 
 #endif
