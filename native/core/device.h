@@ -11,6 +11,7 @@
 typedef struct {
     int compute, outdt, device, ndim;
     int64_t shape[LM_MAX_DIMS];   /* the broadcast (or out=) shape */
+    int64_t strides[LM_MAX_DIMS];   /* a new result's: dense, in the order of the inputs' strides */
 } lm_pointwise_plan;
 
 /* what lm_reduce decided: the accumulating dtype (runners' result), the op's result dtype

@@ -72,6 +72,7 @@ lm_tensor *lm_as_strided(lm_tensor *t, int ndim, const int64_t *shape, const int
  * 2 channels_last_3d, 3 preserve_format) */
 int lm_format_strides(int fmt, int ndim, const int64_t *shape, const lm_tensor *like, int64_t *strides);
 int lm_has_memory_format(const lm_tensor *t, int fmt);   /* 1, 0, or -1 (wrong rank: error set) */
+bool lm_is_dense(const lm_tensor *t);   /* non-overlapping and dense, in some order of its dims */
 lm_tensor *lm_apply_memory_format(lm_tensor *r, int fmt, const lm_tensor *like);   /* steals r */
 void *lm_data_ptr(lm_tensor *t);
 uintptr_t lm_data_address(lm_tensor *t);   /* the same, as an integer: Python's data_ptr() without casts */

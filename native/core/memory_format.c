@@ -9,7 +9,7 @@
 
 /* dense and non-overlapping: some order of the dims has strides 1, n0, n0 n1, ... (size-1 dims
  * may have any stride) */
-static bool dense(const lm_tensor *t) {
+bool lm_is_dense(const lm_tensor *t) {
     int order[LM_MAX_DIMS], n = 0;
     for (int d = 0; d < t->ndim; d++) {
         if (t->shape[d] == 0) return true;
@@ -38,7 +38,7 @@ int lm_format_strides(int fmt, int ndim, const int64_t *shape, const lm_tensor *
                                 fmt == 1 ? "channels_last" : "channels_last_3d");
         memcpy(perm, fmt == 1 ? cl : cl3, sizeof(int) * (size_t)rank);
     } else if (fmt == 3 && like && like->ndim == ndim && !memcmp(like->shape, shape, sizeof(int64_t) * (size_t)ndim)
-               && dense(like)) {
+               && lm_is_dense(like)) {
         memcpy(strides, like->strides, sizeof(int64_t) * (size_t)ndim);
         return 0;
     } else if (fmt < -1 || fmt > 3) {

@@ -75,6 +75,99 @@ static int plan_out(lm_pointwise_plan *p, lm_tensor *out) {
     return 0;
 }
 
+/* an input as the layout rules see it: its strides in bytes along the plan's dims (0 where broadcast) */
+typedef struct {
+    int64_t bytes[LM_MAX_DIMS];
+    bool contiguous, channels_last, dense;
+} layout_operand;
+
+/* PyTorch's order of two dims (TensorIterator's reorder_dimensions, TensorUtils' infer_dense_strides):
+ * the first operand not broadcast along either decides by its strides, equal strides by the sizes
+ * (the smaller first); 1: d0 goes after d1 */
+static int dim_order(const layout_operand *ops, int n, const int64_t *shape, int d0, int d1) {
+    for (int k = 0; k < n; k++) {
+        int64_t s0 = ops[k].bytes[d0], s1 = ops[k].bytes[d1];
+        if (s0 == 0 || s1 == 0) continue;
+        if (s0 != s1) return s0 < s1 ? -1 : 1;
+        if (shape[d0] > shape[d1]) return 1;
+    }
+    return 0;
+}
+
+/* dense strides (elements) in the order the operands give the dims */
+static void dense_strides(const layout_operand *ops, int n, int ndim, const int64_t *shape, int64_t *strides) {
+    int perm[LM_MAX_DIMS];   /* perm[0] the fastest-moving dim */
+    for (int i = 0; i < ndim; i++) perm[i] = ndim - 1 - i;
+    for (int i = 1; i < ndim; i++) {   /* insertion sort that leaves ambiguous pairs alone */
+        int d1 = i;
+        for (int d0 = i - 1; d0 >= 0; d0--) {
+            int c = dim_order(ops, n, shape, perm[d0], perm[d1]);
+            if (c > 0) {
+                int x = perm[d0]; perm[d0] = perm[d1]; perm[d1] = x;
+                d1 = d0;
+            } else if (c < 0) {
+                break;
+            }
+        }
+    }
+    int64_t s = 1;
+    for (int i = 0; i < ndim; i++) {
+        strides[perm[i]] = s;
+        s *= shape[perm[i]] > 1 ? shape[perm[i]] : 1;
+    }
+}
+
+/* input t at the plan's shape; one the CPU converts to the compute dtype first is seen as that copy,
+ * which keeps t's strides where t is dense and takes dense ones in t's order otherwise, as torch's
+ * tensor.to(dtype) */
+static void layout_of(const lm_tensor *t, const lm_pointwise_plan *p, layout_operand *o) {
+    int64_t strides[LM_MAX_DIMS];
+    memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+    o->dense = lm_is_dense(t);
+    int64_t item = (int64_t)lm_itemsize(t->dtype);
+    if (t->dtype != p->compute && !o->dense) {
+        layout_operand self;
+        for (int d = 0; d < t->ndim; d++) self.bytes[d] = t->strides[d];
+        dense_strides(&self, 1, t->ndim, t->shape, strides);
+        o->dense = true;
+    }
+    lm_tensor v = *t;   /* the strides alone change: shape checks on the copy's layout */
+    memcpy(v.strides, strides, sizeof(int64_t) * (size_t)t->ndim);
+    o->contiguous = lm_is_contiguous(&v);
+    o->channels_last = t->ndim == 4 && lm_has_memory_format(&v, 1) == 1;
+    if (t->dtype != p->compute) item = (int64_t)lm_itemsize(p->compute);
+    for (int d = 0; d < p->ndim; d++) {
+        int dt = d - (p->ndim - t->ndim);
+        o->bytes[d] = dt < 0 || (t->shape[dt] == 1 && p->shape[d] != 1) ? 0 : strides[dt] * item;
+    }
+}
+
+/* A new result takes the layout of its inputs, as PyTorch's TensorIterator gives it: contiguous or
+ * channels-last when every input is, the inputs' strides where they share shape and dense layout,
+ * otherwise dense strides in the order the inputs' strides give the dims (so exp(a.T) is laid out as
+ * a.T) */
+static void result_strides(lm_tensor **ins, int n, lm_pointwise_plan *p) {
+    layout_operand ops[LM_MAX_OPS];
+    bool shaped = true, contiguous = true, channels_last = p->ndim == 4, same = n > 0;   /* fast setups: one shape */
+    for (int k = 0; k < n; k++) {
+        layout_of(ins[k], p, &ops[k]);
+        shaped = shaped && ins[k]->ndim == p->ndim && !memcmp(ins[k]->shape, p->shape, sizeof(int64_t) * (size_t)p->ndim);
+        contiguous = contiguous && ops[k].contiguous;
+        channels_last = channels_last && ops[k].channels_last;
+        same = same && ops[k].dense && !memcmp(ops[k].bytes, ops[0].bytes, sizeof(int64_t) * (size_t)p->ndim);
+    }
+    int64_t numel = 1;
+    for (int d = 0; d < p->ndim; d++) numel *= p->shape[d];
+    if (shaped && (contiguous || channels_last))   /* TensorIterator's fast setups: size-1 dims get the format's strides */
+        lm_format_strides(contiguous ? 0 : 1, p->ndim, p->shape, NULL, p->strides);
+    else if (shaped && same)
+        for (int d = 0; d < p->ndim; d++) p->strides[d] = ops[0].bytes[d] / (int64_t)lm_itemsize(p->compute);
+    else if (numel == 0)
+        lm_contiguous_strides(p->ndim, p->shape, p->strides);
+    else
+        dense_strides(ops, n, p->ndim, p->shape, p->strides);
+}
+
 int lm_pointwise_plan_make(const lm_pointwise_spec *spec, lm_tensor **ins, lm_tensor *out, const void *ctx,
                            lm_pointwise_plan *p) {
     int n = spec->ninputs;
@@ -97,7 +190,9 @@ int lm_pointwise_plan_make(const lm_pointwise_spec *spec, lm_tensor **ins, lm_te
     p->ndim = 0;
     for (int k = 0; k < n; k++)
         if (lm_broadcast_shapes(p->ndim, p->shape, ins[k]->ndim, ins[k]->shape, &p->ndim, p->shape)) return -1;
-    return out ? plan_out(p, out) : 0;
+    if (out && plan_out(p, out)) return -1;
+    result_strides(ins, n, p);
+    return 0;
 }
 
 lm_tensor *lm_pointwise(const lm_pointwise_spec *spec, lm_tensor **ins, lm_tensor *out, const void *ctx) {

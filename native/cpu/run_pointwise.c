@@ -111,9 +111,18 @@ static blocked_loop blocked(lm_loop_fn fn, const void *ctx, int nops, int outdt,
     return B;
 }
 
+/* laid out as the plan's result: the same strides along every dim that has more than one element */
+static bool as_result(const lm_tensor *t, const lm_pointwise_plan *p) {
+    if (t->ndim != p->ndim) return false;
+    for (int d = 0; d < t->ndim; d++)
+        if (t->shape[d] > 1 && t->strides[d] != p->strides[d]) return false;
+    return true;
+}
+
 /* The common case, kept free of casts and the general iterator: fresh output,
- * inputs already in the compute dtype, each contiguous at the output's
- * shape or a single element. NULL (no error set) when it does not apply. */
+ * inputs already in the compute dtype, each at the output's shape and dense
+ * layout (contiguous, or all alike transposed) or a single element: one run
+ * over memory. NULL (no error set) when it does not apply. */
 static lm_tensor *fast_path(const lm_pointwise_spec *spec, const lm_pointwise_plan *p, lm_tensor **ins,
                             const void *ctx) {
     int n = spec->ninputs, big = 0, compute = p->compute;
@@ -129,7 +138,7 @@ static lm_tensor *fast_path(const lm_pointwise_spec *spec, const lm_pointwise_pl
     for (int k = 0; k < n; k++) {
         const lm_tensor *t = ins[k];
         it.data[k + 1] = lm_bytes(t);
-        if (t->dtype == compute && (t == ref || lm_same_shape(t, ref)) && lm_is_contiguous(t)) {
+        if (t->dtype == compute && (t == ref || lm_same_shape(t, ref)) && as_result(t, p)) {
             it.strides[0][k + 1] = (int64_t)lm_itemsize(compute);
         } else if (lm_numel(t) == 1 && t->ndim <= ref->ndim && t != ref) {
             it.strides[0][k + 1] = 0;
@@ -144,7 +153,7 @@ static lm_tensor *fast_path(const lm_pointwise_spec *spec, const lm_pointwise_pl
             return NULL;
         }
     }
-    lm_tensor *out = lm_empty(ref->ndim, ref->shape, p->outdt, LM_CPU);
+    lm_tensor *out = lm_empty_strided(ref->ndim, ref->shape, p->strides, p->outdt, LM_CPU);
     if (!out) return NULL;
     it.data[0] = lm_bytes(out);
     it.strides[0][0] = (int64_t)lm_itemsize(p->outdt);
@@ -162,7 +171,7 @@ lm_tensor *lm_run_cpu_pointwise(const lm_pointwise_spec *spec, const lm_pointwis
     }
     lm_tensor *target = NULL;    /* what the loop writes */
     if (out && out->dtype == p->outdt) { target = out; lm_retain(out); }
-    if (!target && !(target = lm_empty(p->ndim, p->shape, p->outdt, LM_CPU))) return NULL;
+    if (!target && !(target = lm_empty_strided(p->ndim, p->shape, p->strides, p->outdt, LM_CPU))) return NULL;
 
     lm_tensor *ops[LM_MAX_OPS];
     ops[0] = target;

@@ -69,7 +69,7 @@ static lm_tensor *cuda_pointwise(const lm_pointwise_spec *spec, const lm_pointwi
     int n = spec->ninputs;
     lm_tensor *target = NULL;
     if (out && out->dtype == p->outdt) { target = out; lm_retain(out); }
-    if (!target && !(target = lm_empty(p->ndim, p->shape, p->outdt, LM_CUDA))) return NULL;
+    if (!target && !(target = lm_empty_strided(p->ndim, p->shape, p->strides, p->outdt, LM_CUDA))) return NULL;
 
     lm_cuda_pw_args a;
     memset(&a, 0, sizeof a);

@@ -54,6 +54,71 @@ def is_dense(shape, strides):
     return True
 
 
+def _dense_order_strides(shape, operands):
+    """Dense strides in the order the operands' byte strides (0: broadcast) give the dims: PyTorch's
+    insertion sort, the first operand not broadcast along a pair deciding, equal strides by size."""
+    nd = len(shape)
+
+    def order(d0, d1):
+        for st in operands:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = order(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    st, s = [0] * nd, 1
+    for d in perm:
+        st[d] = s
+        s *= max(shape[d], 1)
+    return tuple(st)
+
+
+def pointwise_strides(shape, operands, compute):
+    """A new pointwise result's strides, as the C plan gives them (native/core/pointwise.c,
+    result_strides: PyTorch's TensorIterator). operands: (shape, strides, dtype) of the inputs;
+    compute: the dtype they are converted to (a converted non-dense input is seen as its dense copy)."""
+    shape, nd = tuple(shape), len(shape)
+    views, same_shape = [], True
+    for sh, st, dt in operands:
+        sh, st = tuple(sh), tuple(st)
+        dense = is_dense(sh, st)
+        if dt != compute and not dense:
+            st, dense = _dense_order_strides(sh, [st]), True
+        item = compute.itemsize if dt != compute else dt.itemsize
+        off = nd - len(sh)
+        b = tuple(0 if d < off or (sh[d - off] == 1 and shape[d] != 1) else st[d - off] * item for d in range(nd))
+        views.append((sh, st, dense, b))
+        same_shape = same_shape and sh == shape
+    if same_shape and all(_is_format(sh, st, "contiguous") for sh, st, _, _ in views):
+        return format_strides(shape, "contiguous")
+    if same_shape and nd == 4 and all(_is_format(sh, st, "channels_last") for sh, st, _, _ in views):
+        return format_strides(shape, "channels_last")
+    if same_shape and views and all(v[2] and v[3] == views[0][3] for v in views):
+        return tuple(x // compute.itemsize for x in views[0][3])
+    if 0 in shape:
+        return contiguous_strides(shape)
+    return _dense_order_strides(shape, [v[3] for v in views])
+
+
+def _is_format(shape, strides, fmt_name):
+    want = format_strides(shape, fmt_name)
+    return all(n <= 1 or s == w for n, s, w in zip(shape, strides, want))
+
+
 class MetaTensor(Tensor):
     """A tensor of device meta: metadata only."""
     __slots__ = ("_m_shape", "_m_stride", "_m_offset", "_m_dtype", "_m_rg")

@@ -15,8 +15,9 @@ import math
 from ._C import lib
 from ._autograd import grad_enabled
 from ._dims import wrap_dim
-from ._dtype import BY_NAME, complex_of, default_devices, device as _device
-from ._meta import MetaTensor, contiguous_strides, format_strides, is_dense, is_meta_device, make
+from ._dtype import BY_CODE, BY_NAME, complex_of, default_devices, device as _device
+from ._dtype_table import PROMOTE
+from ._meta import MetaTensor, contiguous_strides, format_strides, is_dense, is_meta_device, make, pointwise_strides
 from ._tensor import Tensor, _new
 
 GENERATED = {}   # cname -> (name, rule tuple): from the generated _ops
@@ -253,9 +254,15 @@ def _dims_list(dim, nd):
 # ---- the generated rules' interpreters ----
 
 def pointwise(name, fn, args, tensors):
-    shapes = [tuple(args[n].shape) for n in tensors if isinstance(args[n], Tensor)]
-    shape = broadcast(name, *shapes)
-    return make(shape, proxy(name, fn, args))
+    ins = [args[n] for n in tensors if isinstance(args[n], Tensor)]
+    shape = broadcast(name, *[tuple(t.shape) for t in ins])
+    dt = proxy(name, fn, args)
+    compute = ins[0].dtype if ins else dt   # what the inputs are converted to (bool results: their promotion)
+    for t in ins[1:]:
+        compute = BY_CODE[PROMOTE[compute.code][t.dtype.code]]
+    if dt.is_floating_point and not (compute.is_floating_point or compute.is_complex):
+        compute = dt
+    return make(shape, dt, pointwise_strides(shape, [(t.shape, t.stride(), t.dtype) for t in ins], compute))
 
 
 def reduction(name, fn, args, tensor, dim, keepdim):

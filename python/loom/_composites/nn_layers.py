@@ -6,12 +6,14 @@ import builtins as _b
 
 from .. import _ops
 from .._dtype import float32 as _f32, float64 as _f64
+from .._memory_format import channels_last as _channels_last
 from .._nsizes import ntuple
 from .._resample import upsample_nearest
 from .._resample import upsample_linear
 
 
 _NATIVE_LN = (_f32, _f64)   # what native_layer_norm and _batch_norm_train serve
+_NATIVE_DEVICES = ("cpu", "meta")   # meta: their meta rules give the kernels' layouts
 
 
 def max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode):
@@ -23,7 +25,7 @@ def layer_norm(input, normalized_shape, weight, bias, eps):
     if n == 0 or input.ndim < n or list(input.shape[input.ndim - n:]) != list(normalized_shape):
         raise ValueError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                          f"[*, {', '.join(str(v) for v in normalized_shape)}], but got input of size {list(input.shape)}")
-    if (input.device.type == "cpu" and input.dtype in _NATIVE_LN
+    if (input.device.type in _NATIVE_DEVICES and input.dtype in _NATIVE_LN
             and all(t is None or (t.dtype == input.dtype and list(t.shape) == list(normalized_shape))
                     for t in (weight, bias))):
         return _ops.native_layer_norm(input, normalized_shape, weight, bias, eps)[0]   # native/cpu/layer_norm.c
@@ -34,7 +36,7 @@ def layer_norm(input, normalized_shape, weight, bias, eps):
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out
+    return out.contiguous()   # as PyTorch's kernels (the pointwise ops above keep input's layout)
 
 
 def batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
@@ -50,7 +52,7 @@ def batch_norm(input, running_mean, running_var, weight, bias, training, momentu
         count = input.numel() // _b.max(C, 1)
         if count <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {list(input.shape)}")
-        if (input.device.type == "cpu" and input.dtype in _NATIVE_LN
+        if (input.device.type in _NATIVE_DEVICES and input.dtype in _NATIVE_LN
                 and all(t is None or t.dtype == input.dtype for t in (weight, bias))):
             out, mean, invstd = _ops._batch_norm_train(input, weight, bias, eps)   # native/cpu/batch_norm.c
             if running_mean is not None:
@@ -76,7 +78,9 @@ def batch_norm(input, running_mean, running_var, weight, bias, training, momentu
         out = out * weight.reshape(shape)
     if bias is not None:
         out = out + bias.reshape(shape)
-    return out
+    # PyTorch's kernels: contiguous, or channels-last for such an input
+    cl = input.ndim == 4 and input.is_contiguous(memory_format=_channels_last) and not input.is_contiguous()
+    return out.contiguous(memory_format=_channels_last) if cl else out.contiguous()
 
 
 def logsumexp(self, dim, keepdim):
@@ -156,7 +160,9 @@ def group_norm(input, num_groups, weight, bias, eps):
         out = out * weight.reshape(shape)
     if bias is not None:
         out = out + bias.reshape(shape)
-    return out
+    # PyTorch's kernels: contiguous, or channels-last for such an input
+    cl = input.ndim == 4 and input.is_contiguous(memory_format=_channels_last) and not input.is_contiguous()
+    return out.contiguous(memory_format=_channels_last) if cl else out.contiguous()
 
 
 def instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps):
@@ -190,7 +196,9 @@ def instance_norm(input, running_mean, running_var, weight, bias, use_input_stat
         out = out * weight.reshape(shape)
     if bias is not None:
         out = out + bias.reshape(shape)
-    return out
+    # PyTorch's kernels: contiguous, or channels-last for such an input
+    cl = input.ndim == 4 and input.is_contiguous(memory_format=_channels_last) and not input.is_contiguous()
+    return out.contiguous(memory_format=_channels_last) if cl else out.contiguous()
 
 
 def upsample_nearest2d(self, output_size, scales_h, scales_w):
