@@ -277,6 +277,34 @@ lm_tensor *lm_cpu_empty(const int64_t *size, int64_t size_len, int dtype, int de
     return lm_empty((int)size_len, size, dtype < 0 ? lm_get_default_dtype() : dtype, device < 0 ? LM_CPU : device);
 }
 
+/* Its storage holds 1 + sum (size - 1) stride elements (none for an empty size), as PyTorch's. */
+lm_tensor *lm_cpu_empty_strided(const int64_t *size, int64_t size_len, const int64_t *stride, int64_t stride_len,
+                                int dtype, int device) {
+    if (lm_check_shape((int)size_len, size)) return NULL;
+    if (stride_len != size_len) {
+        lm_set_error(LM_ERR_RUNTIME, "dimensionality of sizes (%lld) must match dimensionality of strides (%lld)",
+                     (long long)size_len, (long long)stride_len);
+        return NULL;
+    }
+    bool empty = false, overflow = false;
+    for (int64_t d = 0; d < size_len; d++) empty = empty || size[d] == 0;
+    int64_t extent = 1;
+    for (int64_t d = 0; d < size_len && !empty && !overflow; d++) {
+        int64_t step;
+        overflow = stride[d] < 0 || __builtin_mul_overflow(size[d] - 1, stride[d], &step) ||
+                   __builtin_add_overflow(extent, step, &extent);
+    }
+    if (overflow) {
+        char a[256], b[256];
+        lm_format_shape(a, sizeof a, (int)size_len, size);
+        lm_format_shape(b, sizeof b, (int)size_len, stride);
+        lm_set_error(LM_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s and strides=%s", a, b);
+        return NULL;
+    }
+    return lm_empty_strided((int)size_len, size, stride, dtype < 0 ? lm_get_default_dtype() : dtype,
+                            device < 0 ? LM_CPU : device);
+}
+
 /* The diagonal at `offset` of dims dim1 and dim2 as a view: those dims removed, one dim of stride
  * stride1 + stride2 appended. Offsets past the edge give an empty diagonal (no overflow for any int64). */
 lm_tensor *lm_cpu_diagonal(lm_tensor *self, int64_t offset, int64_t dim1, int64_t dim2) {

@@ -1076,6 +1076,18 @@ def _lstm_layer(name, fn, args):
     return (make(seq, x.dtype), make(seq, x.dtype), make(x.shape, x.dtype))
 
 
+@rule("empty_strided")
+def _empty_strided(name, fn, args):
+    size, stride = [int(s) for s in args["size"]], [int(s) for s in args["stride"]]
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"{name}(): Trying to create tensor with negative dimension {min(size)}: {size}")
+    if len(size) != len(stride):
+        raise RuntimeError(f"{name}(): dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+                           f"({len(stride)})")
+    dt = proxy(name, fn, args, size=[0] * len(size), stride=[1] * len(size))
+    return make(size, dt, stride)
+
+
 @rule("native_layer_norm")
 def _native_layer_norm(name, fn, args):
     x, n = args["input"], len(args["normalized_shape"])
