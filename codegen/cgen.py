@@ -15,7 +15,7 @@ ALL_DTYPES = DTYPES   # an op listing every dtype needs no dtype check in its en
 NSHARDS = 64
 NFFI = 16
 PROMOTE_C = {"default": "LM_PROMOTE_DEFAULT", "float": "LM_PROMOTE_FLOAT", "bool_out": "LM_PROMOTE_BOOL_OUT",
-             "scalars": "LM_PROMOTE_SCALARS"}
+             "scalars": "LM_PROMOTE_SCALARS", "values": "LM_PROMOTE_VALUES"}
 REDUCE_C = {"sum": "LM_REDUCE_SUM", "keep": "LM_REDUCE_KEEP", "bool": "LM_REDUCE_BOOL", "float": "LM_REDUCE_FLOAT"}
 
 
@@ -76,6 +76,21 @@ def device_source(op):
     if op.schema.arg("device") is not None:
         return "device < 0 ? LM_CPU : device"
     return "LM_CPU"
+
+
+def factory_dtype(op):
+    """A factory's `dtype` argument (a kernel taking no Tensor), which its entry checks against
+    `dtypes:` as it checks Tensors' (arange(dtype=loom.uint16) is refused, not filled by no
+    LM_DISPATCH case); None for the rest and for ops listing every dtype."""
+    if op.kind != "kernel" or op.inputs or op.dtypes == ALL_DTYPES:
+        return None
+    a = op.schema.arg("dtype")
+    return a.name if a is not None and a.type.base == "ScalarType" else None
+
+
+def dtype_mask(op):
+    """The op's dtypes as a bit mask over dtype codes, a C constant (the entries' membership test)."""
+    return f"UINT64_C({hex(sum(1 << TABLE[d].code for d in op.dtypes))})"
 
 
 def kernel_return(op):

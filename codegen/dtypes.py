@@ -10,7 +10,8 @@ from .errors import SpecError, did_you_mean
 
 PATH = Path(__file__).resolve().parent.parent / "dtypes.yaml"
 CATEGORIES = ("bool", "integral", "floating", "complex")   # promotion raises along this order
-KEYS = ("name", "torch", "c", "cuda", "category", "bits", "signed", "numpy", "dlpack", "aliases", "sets", "max", "compute", "digits")
+KEYS = ("name", "torch", "c", "cuda", "category", "bits", "signed", "numpy", "dlpack", "aliases", "sets", "max", "compute", "digits",
+        "barebones")
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class DType:
     max: str = ""   # floating: the largest finite value, a C literal ("" for the widest: any Python float fits)
     compute: str = ""   # the dtype kernels compute in ("": itself); float16/bfloat16 compute in float32
     digits: int = 0     # floating: significand bits (FLT_MANT_DIG)
+    barebones: bool = False   # PyTorch's barebones unsigned types: in no set but their own, promoted only with floats
 
     @property
     def work(self):
@@ -83,9 +85,9 @@ class DTypeTable:
 
     @property
     def plain(self):
-        """The real dtypes kernels compute in directly (every one but the storage-only and
-        the complex): what LM_DISPATCH and the per-type helpers cover."""
-        return tuple(d for d in self.dtypes if not d.stored and d.category != "complex")
+        """The real dtypes kernels compute in directly (every one but the storage-only, the
+        complex and the barebones): what LM_DISPATCH and the per-type helpers cover."""
+        return tuple(d for d in self.dtypes if not d.stored and d.category != "complex" and not d.barebones)
 
     @property
     def complex(self):
@@ -95,8 +97,9 @@ class DTypeTable:
         return next(d for d in self.dtypes if d.name == name)
 
     def sets(self):
-        """The named `dtypes:` sets of ops/: `all` plus each row's `sets`, in table order."""
-        out = {"all": tuple(d.name for d in self.dtypes if d.category != "complex")}
+        """The named `dtypes:` sets of ops/: `all` (neither complex nor barebones) plus each row's
+        `sets`, in table order."""
+        out = {"all": tuple(d.name for d in self.dtypes if d.category != "complex" and not d.barebones)}
         for d in self.dtypes:
             for s in d.sets:
                 out.setdefault(s, ())
@@ -115,10 +118,13 @@ class DTypeTable:
         """PyTorch's promoteTypes over the table: the higher category wins; inside a
         category the wider type; a signed/unsigned integral pair needs a signed type
         wider than the unsigned one; two floating types of one width and different
-        formats (float16, bfloat16) meet at the next wider float."""
+        formats (float16, bfloat16) meet at the next wider float. A barebones unsigned dtype
+        meets only a floating one (which wins): None for any other pair, which PyTorch refuses."""
         a, b = self[a], self[b]
         if a.name == b.name:
             return a.name
+        if a.barebones or b.barebones:
+            return next((d.name for d in (a, b) if d.category == "floating"), None)
         if a.rank != b.rank:
             hi, lo = (a, b) if a.rank > b.rank else (b, a)
             if hi.category == "complex" and lo.category == "floating" and lo.bits * 2 > hi.bits:
@@ -137,8 +143,14 @@ class DTypeTable:
                 return d.name
         raise SpecError(self.path, 1, f"no {category} dtype of {bits} bits or more for the promotion lattice")
 
+    def refused_message(self):
+        """PyTorch's message for a pair promote() refuses, a printf format of the two ScalarType names."""
+        names = ", ".join(d.name for d in self.dtypes if d.barebones)
+        return f"Promotion for {names} types is not supported, attempted to promote %s and %s"
+
     def promotion_table(self):
-        return [[self[self.promote(a.name, b.name)].code for b in self.dtypes] for a in self.dtypes]
+        """Codes of promote(a, b), -1 where the pair is refused."""
+        return [[self[p].code if (p := self.promote(a.name, b.name)) else -1 for b in self.dtypes] for a in self.dtypes]
 
     def to_complex(self, name):
         """The complex dtype a floating one becomes next to a complex operand (-1: none)."""
@@ -174,13 +186,17 @@ def _row(entry, code, shown):
         err("an integral dtype says signed: true or false", "signed")
     if (entry["category"] == "floating") != isinstance(entry.get("digits"), int):
         err("a floating dtype (and only one) says digits: its significand bits", "digits")
+    if entry.get("barebones", False) not in (True, False) or entry.get("barebones") and (
+            entry["category"] != "integral" or entry.get("signed")):
+        err("barebones: true is for unsigned integral dtypes", "barebones")
     dl = entry["dlpack"]
     if not (isinstance(dl, list) and len(dl) == 2 and all(isinstance(x, int) for x in dl)):
         err("dlpack is [type code, bits]", "dlpack")
     return DType(str(entry["name"]), code, str(entry["torch"]), str(entry["c"]), str(entry["cuda"]), entry["category"], bits,
                  bool(entry.get("signed", entry["category"] != "bool")), str(entry["numpy"]), tuple(dl),
                  tuple(str(a) for a in entry.get("aliases", [])), tuple(str(s) for s in entry.get("sets", [])), line,
-                 str(entry.get("max", "")), str(entry.get("compute", "")), int(entry.get("digits", 0)))
+                 str(entry.get("max", "")), str(entry.get("compute", "")), int(entry.get("digits", 0)),
+                 bool(entry.get("barebones", False)))
 
 
 def load(path=PATH):

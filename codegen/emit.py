@@ -42,7 +42,9 @@ def core_cdef(native):
 
 
 def _dtype_context():
-    return dict(enum=dtype_enum(), dts=TABLE.dtypes, plain=TABLE.plain, categories=CATEGORIES, promote=TABLE.promotion_table(),
+    return dict(enum=dtype_enum(), dts=TABLE.dtypes, plain=TABLE.plain, barebones=tuple(d for d in TABLE.dtypes if d.barebones),
+                categories=CATEGORIES, promote=TABLE.promotion_table(),
+                refused=TABLE.refused_message(),
                 to_complex={d.name: TABLE.to_complex(d.name) for d in TABLE.dtypes},
                 to_real={d.name: TABLE.to_real(d.name) for d in TABLE.dtypes})
 

@@ -16,7 +16,7 @@ CTYPES = {d.name: d.c for d in TABLE.dtypes}
 DTYPE_SETS = TABLE.sets()
 KINDS = ("pointwise", "reduction", "kernel", "composite")
 VARIANTS = ("function", "method", "inplace", "out")
-PROMOTE = ("default", "float", "bool_out", "scalars")
+PROMOTE = ("default", "float", "bool_out", "scalars", "values")
 REDUCE_RULES = ("sum", "keep", "bool", "float")
 TEST_KEYS = ("ref", "domain", "kwargs", "inputs", "atol", "rtol", "skip", "nondeterministic", "layouts", "dtypes")
 KEYS = ("func", "variants", "out", "doc", "dtypes", "index_args", "dtype_check", "cross_device", "upcast", "autocast", "promote", "result", "reduce", "mean", "operators", "test",
@@ -144,19 +144,26 @@ def _takes_out(schema, variants):
 
 
 def _dtypes(value, err):
+    """A set name, or a list of dtypes and set names ([all_and_complex, barebones_unsigned]), in table order."""
     if isinstance(value, str):
         if value not in DTYPE_SETS:
             err(f"unknown dtype set '{value}'{did_you_mean(value, DTYPE_SETS)}; known: {', '.join(DTYPE_SETS)}")
         return DTYPE_SETS[value]
     if not isinstance(value, list) or not value:
-        err("'dtypes' must be a dtype set name or a non-empty list of dtypes")
+        err("'dtypes' must be a dtype set name or a non-empty list of dtypes and set names")
+    names = set()
     for d in value:
-        if d not in DTYPES:
-            err(f"unknown dtype '{d}'{did_you_mean(str(d), DTYPES)}")
-    return tuple(d for d in DTYPES if d in value)
+        if d in DTYPE_SETS:
+            names.update(DTYPE_SETS[d])
+        elif d in DTYPES:
+            names.add(d)
+        else:
+            err(f"unknown dtype '{d}'{did_you_mean(str(d), DTYPES + tuple(DTYPE_SETS))}")
+    return tuple(d for d in DTYPES if d in names)
 
 
-_SERVES = re.compile(r"serves:\s*([a-z_0-9]+)")
+# `serves: SET` or `serves: SET + SET`
+_SERVES = re.compile(r"serves:\s*([a-z_0-9]+(?:\s*\+\s*[a-z_0-9]+)*)")
 
 
 class _Kernels:
@@ -267,7 +274,8 @@ class _Kernels:
         served = self.serves.get((kind, name))
         if served is None:
             return
-        allowed = _dtypes(served[0], lambda m: err(f"native/{served[1]}: 'serves: {served[0]}': {m}"))
+        sets = [s.strip() for s in served[0].split("+")]
+        allowed = _dtypes(sets if len(sets) > 1 else sets[0], lambda m: err(f"native/{served[1]}: 'serves: {served[0]}': {m}"))
         extra = [d for d in dtypes if d not in allowed]
         if extra:
             err(f"dtypes lists {', '.join(extra)}, which kernel '{name}' does not serve (native/{served[1]} says "

@@ -21,9 +21,16 @@ def ldt(name):
     return getattr(loom, "bool_" if name == "bool" else name)
 
 
+class Refused(Exception):
+    """A pair of dtypes PyTorch does not promote (uint16 beside int64); its message is PyTorch's."""
+
+
 def promote_types(a, b):
     """torch.promote_types over loom's dtypes: dtypes.yaml's lattice (test_dtype_table checks it is PyTorch's)."""
-    return TABLE.promote(a, b)
+    r = TABLE.promote(a, b)
+    if r is None:
+        raise Refused(TABLE.refused_message() % (TABLE[a].torch, TABLE[b].torch))
+    return r
 
 
 def result_type(operands):
@@ -59,7 +66,10 @@ def can_cast(src, dst):
 
 def pointwise_dtypes(op, operands):
     """(compute dtype, result dtype) of a pointwise op over (dtype, kind) operands.
-    A `promote: scalars` op's Scalar arguments (its test values) count as Python numbers."""
+    A `promote: scalars` op's Scalar arguments (its test values) count as Python numbers; a `promote: values`
+    op's first operand (where's condition) counts not at all."""
+    if op.promote == "values":
+        operands = list(operands)[1:]
     if op.promote == "scalars":
         for v in default_ctx(op).values():
             if isinstance(v, (bool, int, float)):

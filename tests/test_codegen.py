@@ -278,7 +278,8 @@ def test_a_composite_checks_the_argument_dtype_check_names(tmp_path):
                     "  composite: pointwise.addcmul\n  dtypes: floating\n  dtype_check: tensor1\n"
                     "- func: cdist(Tensor x1, Tensor x2, float p=2.0, str? compute_mode=None) -> Tensor\n"
                     "  composite: everyday.cdist\n  dtypes: floating\n  dtype_check: body\n"
-                    "- func: fliplr(Tensor self) -> Tensor\n  composite: shape.fliplr\n  dtypes: all_and_complex\n")
+                    "- func: fliplr(Tensor self) -> Tensor\n  composite: shape.fliplr\n"
+                    "  dtypes: [all_and_complex, barebones_unsigned]\n")
     checked = {op.name: pygen.dtype_checked(op) for op in model.load(path, ROOT / "native").ops}
     assert checked["mish"].name == "self" and checked["addcmul"].name == "tensor1"
     assert checked["cdist"] is None and checked["fliplr"] is None   # its body's own words; every dtype

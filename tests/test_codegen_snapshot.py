@@ -21,7 +21,7 @@ def test_generated_output_matches_the_snapshot():
 def test_the_fixture_covers_every_kind_of_op():
     m = model.load(snap.FIXTURE / "ops.yaml", snap.FIXTURE / "native")
     assert {op.kind for op in m.ops} == {"pointwise", "reduction", "kernel", "composite"}
-    assert {op.promote for op in m.ops if op.kind == "pointwise"} == {"default", "float", "bool_out", "scalars"}
+    assert {op.promote for op in m.ops if op.kind == "pointwise"} == {"default", "float", "bool_out", "scalars", "values"}
     assert any(op.returns_tuple for op in m.ops) and any(op.mutating for op in m.ops)
     assert any(op.operators for op in m.ops) and any(len(g) > 1 for g in m.by_name().values())
     assert {"inplace", "out", "method"} <= {v for op in m.ops for v in op.variants}

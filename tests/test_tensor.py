@@ -87,8 +87,8 @@ def test_dlpack_with_torch():
 def test_dlpack_errors():
     with pytest.raises(TypeError, match="from_dlpack.*list"):
         loom.from_dlpack([1, 2])
-    with pytest.raises(TypeError, match="uint16"):
-        loom.from_dlpack(np.ones(2, np.uint16))
+    with pytest.raises(BufferError, match="DLPack"):   # NumPy exports no DLPack of its long double
+        loom.from_dlpack(np.ones(2, np.longdouble))
     x = loom.ones(2)
     assert loom.from_dlpack(x).data_ptr() == x.data_ptr()
 

@@ -20,7 +20,8 @@ static const lm_loop_fn zero_scans[LM_NUM_DTYPES] = {LM_FOR_EACH_INTEGRAL(ZERO_S
  * looked at in the compute dtype, where 256 is a uint8 zero; an empty result
  * divides nothing, and otherwise broadcasting uses every divisor element. */
 int lm_check_divisor(int compute, lm_tensor *dividend, lm_tensor *divisor) {
-    if (!lm_is_integral(compute, false) || !lm_numel(dividend) || !lm_numel(divisor)) return 0;
+    /* (no scan, no integer division kernel either: the dtype lookup after the checks refuses it) */
+    if (!zero_scans[compute] || !lm_numel(dividend) || !lm_numel(divisor)) return 0;
     /* as PyTorch, only the CPU checks (the device kernels give 0 rather than trap) */
     if (divisor->device != LM_CPU) return 0;
     lm_tensor *d = lm_cast(divisor, compute);
@@ -86,7 +87,8 @@ int lm_check_wrapped_fits(int dtype, lm_tensor *t) {
 /* PyTorch's rule for a Python number written into a tensor of `dtype`:
  * anything goes into bool; an int fits a float, and an integer dtype within
  * its range, where unsigned ones also take negatives down to -max (two's
- * complement: -1 is 255 in uint8); a float fits an integer dtype within its
+ * complement: -1 is 255 in uint8; any int64 fits uint64, and 2^63 and up fit
+ * it alone); a float fits an integer dtype within its
  * range, never as NaN or an infinity, and float32 up to FLT_MAX or inf. */
 static bool fits(lm_scalar v, int dtype) {
     if (v.kind <= 0 || !lm_dtype_valid(dtype)) return true;
@@ -98,10 +100,11 @@ static bool fits(lm_scalar v, int dtype) {
     }
     if (cat != LM_CAT_INTEGRAL) {   /* floating: a finite number beyond the largest is out */
         double max = lm_dtype_float_max[dtype];
-        return v.kind == 1 || max == 0 || isnan(v.d) || isinf(v.d) || fabs(v.d) <= max;
+        return v.kind == 1 || v.kind == 4 || max == 0 || isnan(v.d) || isinf(v.d) || fabs(v.d) <= max;
     }
     double lo = lm_dtype_int_lo[dtype], hi = lm_dtype_int_hi[dtype];   /* [lo, hi) */
     bool wide = lm_itemsize(dtype) == 8;   /* every int64 value fits; hi - 1 is inexact */
+    if (v.kind == 4) return wide && lo == 0;   /* 2^63 and up: uint64's alone */
     if (v.kind == 1) {
         if (wide) return true;
         return lo == 0 ? v.i > -(int64_t)hi && v.i < (int64_t)hi : v.i >= (int64_t)lo && v.i < (int64_t)hi;

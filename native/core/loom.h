@@ -26,8 +26,9 @@ typedef enum {
     LM_ERR_OVERFLOW = 8
 } lm_errcode;
 
-/* A Python number crossing into C, by value: kind 0 bool, 1 int, 2 float, 3 complex (d + im*i), -1 None.
- * `im` comes last so {d, i, kind} initialisers stay valid. */
+/* A Python number crossing into C, by value: kind 0 bool, 1 int, 2 float, 3 complex (d + im*i), -1 None,
+ * 4 an int in [2^63, 2^64) (uint64's upper half, PyTorch's unsigned Scalar): `i` holds its bits, `d` its
+ * value. `im` comes last so {d, i, kind} initialisers stay valid. */
 typedef struct { double d; int64_t i; int kind; double im; } lm_scalar;
 
 typedef struct lm_storage {
@@ -80,7 +81,7 @@ int64_t lm_numel(const lm_tensor *t);
 bool lm_is_contiguous(const lm_tensor *t);
 bool lm_same_shape(const lm_tensor *a, const lm_tensor *b);
 int lm_item(lm_tensor *t, lm_scalar *out);
-int lm_result_type(lm_tensor **ts, int n);
+int lm_result_type(lm_tensor **ts, int n);   /* -1 (error set): a pair PyTorch does not promote */
 bool lm_can_cast(int from, int to);
 int lm_get_default_dtype(void);             /* the float dtype factories and Python floats take */
 /* A hand-written kernel meets float16/bfloat16 as float32 copies, its floating results
@@ -189,8 +190,8 @@ int lm_format_shape(char *buf, size_t cap, int ndim, const int64_t *shape);
 int lm_check_scalar_fits(lm_scalar v, int dtype);
 
 /* reading a scalar into C types */
-static inline double lm_scalar_f64(lm_scalar s) { return s.kind == 2 ? s.d : (double)s.i; }
-static inline int64_t lm_scalar_i64(lm_scalar s) { return s.kind == 2 ? (int64_t)s.d : s.i; }
+static inline double lm_scalar_f64(lm_scalar s) { return s.kind == 2 || s.kind == 4 ? s.d : (double)s.i; }
+static inline int64_t lm_scalar_i64(lm_scalar s) { return s.kind == 2 ? (int64_t)s.d : s.i; }   /* kind 4: wraps */
 
 static inline const char *lm_device_name(int device) { return device == LM_CPU ? "cpu" : device == LM_CUDA ? "cuda:0" : "unknown"; }
 

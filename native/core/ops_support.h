@@ -11,6 +11,7 @@ typedef enum {
     LM_PROMOTE_FLOAT,     /* integral/bool promote to the default float */
     LM_PROMOTE_BOOL_OUT,  /* compute in the promoted type, output bool */
     LM_PROMOTE_SCALARS,   /* as DEFAULT, with the op's Scalar arguments as weak numbers (clamp) */
+    LM_PROMOTE_VALUES,    /* as DEFAULT over the inputs but the first, a condition (where, as PyTorch's) */
 } lm_promote_rule;
 
 typedef struct {
@@ -71,10 +72,12 @@ int lm_check_sub_bool(lm_tensor *self, lm_tensor *other);      /* sub: no bool o
 int lm_check_wrapped_fits(int dtype, lm_tensor *t);            /* a Python number operand fits dtype */
 
 
+/* kind 4 (2^63 and up) converts from its bits as uint64: exact in uint64, wrapped in narrower integers */
 #ifdef __cplusplus
-#define LM_SCALAR_AS(T, s) ((s).kind >= 2 ? (T)(s).d : (T)(s).i)
+#define LM_SCALAR_AS(T, s) ((s).kind == 4 ? (T)(uint64_t)(s).i : (s).kind >= 2 ? (T)(s).d : (T)(s).i)
 #else   /* a complex Scalar (kind 3) is d + im*i; a real T takes its real part */
-#define LM_SCALAR_AS(T, s) ((s).kind == 3 ? (T)LM_CMPLX((s).d, (s).im) : (s).kind == 2 ? (T)(s).d : (T)(s).i)
+#define LM_SCALAR_AS(T, s) ((s).kind == 4 ? (T)(uint64_t)(s).i : (s).kind == 3 ? (T)LM_CMPLX((s).d, (s).im) \
+                            : (s).kind == 2 ? (T)(s).d : (T)(s).i)
 #endif
 
 #endif

@@ -19,7 +19,9 @@ static int promote_with_scalars(const lm_pointwise_spec *spec, lm_tensor **ins, 
 
 static int result_dtype(const lm_pointwise_spec *spec, lm_tensor **ins, lm_pointwise_plan *p, const void *ctx) {
     int r = spec->promote == LM_PROMOTE_SCALARS ? promote_with_scalars(spec, ins, ctx)
+          : spec->promote == LM_PROMOTE_VALUES ? lm_result_type(ins + 1, spec->ninputs - 1)
                                                : lm_result_type(ins, spec->ninputs);
+    if (r < 0) return -1;   /* a pair PyTorch does not promote */
     if (spec->promote == LM_PROMOTE_FLOAT && !lm_is_floating(r) && !lm_is_complex(r)) r = lm_get_default_dtype();
     p->compute = r;
     p->outdt = spec->promote == LM_PROMOTE_BOOL_OUT ? LM_BOOL : spec->real_out ? lm_dtype_to_real[r] : r;

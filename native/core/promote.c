@@ -15,11 +15,22 @@ int lm_set_default_dtype(int dtype) {
     return 0;
 }
 
-static int promote(int a, int b) { return a < 0 ? b : b < 0 ? a : lm_promote_table[a][b]; }
+#define REFUSED (-2)   /* a pair the lattice refuses (lm_promote_table's -1): the error is set */
+
+/* a or b may be -1 (no operand at that level yet) or REFUSED, which sticks */
+static int promote(int a, int b) {
+    if (a == REFUSED || b == REFUSED) return REFUSED;
+    if (a < 0 || b < 0) return a < 0 ? b : a;
+    int r = lm_promote_table[a][b];
+    if (r >= 0) return r;
+    lm_set_error(LM_ERR_RUNTIME, LM_PROMOTION_REFUSED, lm_dtype_torch_names[a], lm_dtype_torch_names[b]);
+    return REFUSED;
+}
 
 /* c10's combine_categories: `lower` (a lower-priority level) decides only when it
  * raises the category, and then a floating `higher` keeps its width as complex. */
 static int combine_categories(int higher, int lower) {
+    if (higher == REFUSED || lower == REFUSED) return REFUSED;
     if (higher < 0) return lower;
     if (lower < 0) return higher;
     if (lm_is_complex(higher)) return higher;
@@ -45,7 +56,7 @@ int lm_result_type(lm_tensor **ts, int n) {
         }
     }
     int r = combine_categories(dim, combine_categories(zero, wrapped));
-    return r < 0 ? default_float : r;
+    return r == REFUSED ? -1 : r < 0 ? default_float : r;
 }
 
 /* PyTorch's canCast: no cast to a lower category (float -> int, int -> bool) */

@@ -269,7 +269,8 @@ void *lm_data_ptr(lm_tensor *t) { return lm_bytes(t); }
 uintptr_t lm_data_address(lm_tensor *t) { return (uintptr_t)lm_bytes(t); }
 
 lm_tensor *lm_scalar_tensor(lm_scalar v, int dtype, bool wrapped) {
-    if (dtype < 0) dtype = v.kind == 3 ? LM_COMPLEX128 : v.kind == 2 ? LM_FLOAT64 : v.kind == 1 ? LM_INT64 : LM_BOOL;
+    if (dtype < 0)
+        dtype = v.kind == 3 ? LM_COMPLEX128 : v.kind == 2 ? LM_FLOAT64 : v.kind == 1 ? LM_INT64 : v.kind == 4 ? LM_UINT64 : LM_BOOL;
     if (lm_dtype_valid(dtype) && lm_dtype_work[dtype] != dtype) {   /* float16/bfloat16: rounded from float32 */
         lm_tensor *w = lm_scalar_tensor(v, lm_dtype_work[dtype], false);
         lm_tensor *t = w ? lm_cast(w, dtype) : NULL;
@@ -287,7 +288,7 @@ lm_tensor *lm_scalar_tensor(lm_scalar v, int dtype, bool wrapped) {
         else *(lm_complex128 *)p = LM_CMPLX(re, im);
         return t;
     }
-    LM_DISPATCH(dtype, T, ,
+    LM_DISPATCH_AND_BAREBONES(dtype, T, ,
         *(T *)p = LM_SCALAR_AS(T, v);)
     return t;
 }
@@ -317,9 +318,10 @@ int lm_item(lm_tensor *t, lm_scalar *out) {
         return 0;
     }
     bool floating = lm_is_floating(t->dtype);
-    LM_DISPATCH(t->dtype, T, return lm_set_error(LM_ERR_TYPE, "invalid dtype"),
+    LM_DISPATCH_AND_BAREBONES(t->dtype, T, return lm_set_error(LM_ERR_TYPE, "invalid dtype"),
         if (floating) { out->kind = 2; out->d = (double)*(T *)p; }
-        else { out->kind = t->dtype == LM_BOOL ? 0 : 1; out->i = (int64_t)*(T *)p; })
+        else { out->kind = t->dtype == LM_BOOL ? 0 : 1; out->i = (int64_t)*(T *)p; }
+        if (!floating && (T)-1 > (T)0 && out->i < 0) { out->kind = 4; out->d = (double)(uint64_t)out->i; })
     return 0;
 }
 

@@ -7,7 +7,7 @@
 
 static int default_dtype(lm_scalar v) {
     return v.kind == 3 ? lm_dtype_to_complex[lm_get_default_dtype()] : v.kind == 2 ? lm_get_default_dtype()
-         : v.kind == 1 ? LM_INT64 : LM_BOOL;
+         : v.kind == 0 ? LM_BOOL : LM_INT64;   /* 2^63 and up too, which int64 then refuses, as PyTorch */
 }
 static int dev(int device) { return device < 0 ? LM_CPU : device; }
 
@@ -27,7 +27,7 @@ lm_tensor *lm_cpu_full(const int64_t *size, int64_t size_len, lm_scalar fill_val
     }
     int64_t n = lm_numel(t);
     char *p = lm_bytes(t);
-    LM_DISPATCH(dtype, T, ,
+    LM_DISPATCH_AND_BAREBONES(dtype, T, ,
         T v = LM_SCALAR_AS(T, fill_value);
         for (int64_t i = 0; i < n; i++) ((T *)p)[i] = v;)
     return t;

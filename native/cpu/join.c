@@ -37,7 +37,8 @@ lm_tensor *lm_cpu_cat(lm_tensor **tensors, int64_t tensors_len, int64_t dim) {
             }
         shape[d] += t->shape[d];
     }
-    lm_tensor *out = lm_empty(ref->ndim, shape, lm_result_type(tensors, (int)tensors_len), ref->device);
+    int dtype = lm_result_type(tensors, (int)tensors_len);
+    lm_tensor *out = dtype < 0 ? NULL : lm_empty(ref->ndim, shape, dtype, ref->device);
     if (!out) return NULL;
     int64_t at = 0;
     for (int64_t i = 0; i < tensors_len; i++) {

@@ -187,7 +187,8 @@ typedef struct {
     static void NAME(int64_t begin, int64_t end, void *vj) {                                                          \
         const job *J = vj;                                                                                            \
         const lm_scalar value = J->value;                                                                             \
-        const T fill = value.kind < 0 ? (T)0 : value.kind == 2 ? (T)value.d : (T)value.i;                             \
+        const T fill = value.kind < 0 ? (T)0 : value.kind == 2 ? (T)value.d                                          \
+                     : value.kind == 4 ? (T)(uint64_t)value.i : (T)value.i;                                          \
         const T *src = (const T *)J->src;                                                                             \
         T *dst = (T *)J->dst;                                                                                         \
         const int64_t W = J->W, sw = J->sw, *wmap = J->wmap;                                                          \

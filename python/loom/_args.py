@@ -196,8 +196,10 @@ def _number(x):
         return (float(x), int(x), 0)
     if isinstance(x, Integral):
         x = int(x)
+        if _INT64_MAX < x < 2 ** 64:   # uint64's upper half: lm_scalar kind 4, its bits in i
+            return (float(x), x - 2 ** 64, 4)
         if not _INT64_MIN <= x <= _INT64_MAX:
-            raise OverflowError(f"value {x} cannot be converted to int64 without overflow")
+            raise OverflowError(f"value {x} cannot be converted to {'int64' if x < 0 else 'uint64'} without overflow")
         return (float(x), x, 1)
     if isinstance(x, Real):
         return (float(x), 0, 2)

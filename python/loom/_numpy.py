@@ -7,7 +7,7 @@ from . import _dlpack_cuda
 from ._C import ffi, lib
 from ._dtype import (BY_CODE, BY_NAME, FROM_PYTHON, device as _device_cls, dtype as _dtype_cls, complex_of,
                      from_numpy_dtype)
-from ._errors import LoomOverflowError, LoomTypeError, raise_error
+from ._errors import LoomOverflowError, LoomTypeError, LoomValueError, raise_error
 from ._tensor import Tensor, _new
 
 # Arrays lent to C storages, by key; the storage's deleter drops the entry.
@@ -118,11 +118,11 @@ def _resolve_dtype(dtype, op="tensor"):
 
 def _check_numbers_fit(arr, target):
     """Python numbers given an integer dtype must fit it, as in PyTorch (uint8 also takes -255..-1,
-    as two's complement); NumPy would wrap them."""
+    as two's complement, and so do uint16 and uint32; uint64 takes no negative); NumPy would wrap them."""
     if target.kind not in "iu" or arr.size == 0 or arr.dtype.kind == "b":
         return
     info = np.iinfo(target)
-    lo = -int(info.max) if target.kind == "u" else int(info.min)
+    lo = int(info.min) if target.kind == "i" else 0 if target.itemsize == 8 else -int(info.max)
     if arr.dtype.kind == "f":
         ok = np.isfinite(arr).all() and arr.min() >= info.min and (arr.max() < 2.0 ** 63 if target == np.int64
                                                                     else arr.max() <= info.max)
@@ -131,6 +131,18 @@ def _check_numbers_fit(arr, target):
     if not ok:
         raise LoomOverflowError(f"tensor(): value cannot be converted to type {np.dtype(target).name} without "
                                 "overflow")
+
+
+def _exact_uint64(data, arr, op):
+    """Python ints past int64 beside smaller ones (NumPy holds them as float64, rounding them) or past
+    uint64 (as objects), as uint64 exactly or refused; arr itself where there are floats among them."""
+    exact = np.asarray(data, dtype=object)
+    if not all(isinstance(v, (int, np.integer)) for v in exact.flat):
+        return arr
+    try:
+        return exact.astype(np.uint64)
+    except OverflowError:
+        raise LoomOverflowError(f"{op}(): value cannot be converted to type uint64 without overflow") from None
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
@@ -158,6 +170,13 @@ def _tensor(data, dtype, device, requires_grad, op):
                 arr = arr.astype(BY_CODE[lib.lm_get_default_dtype()].numpy)   # Python floats: the default dtype
             elif dtype is None and arr.dtype == np.complex128 and not isinstance(data, np.generic):
                 arr = arr.astype(complex_of(BY_CODE[lib.lm_get_default_dtype()]).numpy)   # Python complex: ditto
+            elif (dtype is None and arr.dtype == np.uint64 and arr.size and not isinstance(data, np.generic)
+                  and int(arr.max()) >= 2 ** 63):
+                # Python ints past int64, which NumPy holds as uint64: PyTorch's int64 has no room for them
+                raise LoomValueError(f"{op}(): value {int(arr.max())} cannot be converted to int64 without overflow "
+                                     "(pass dtype=loom.uint64)")
+            elif dtype is not None and dtype.numpy == np.uint64 and arr.dtype in (np.float64, object):
+                arr = _exact_uint64(data, arr, op)
         if arr.dtype.name in BY_NAME and BY_NAME[arr.dtype.name].numpy is None:   # ml_dtypes' bfloat16 array
             out = from_numpy(arr.copy(order="C"))
             return _finish(out.to(dtype) if dtype is not None else out, device, requires_grad)

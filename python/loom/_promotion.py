@@ -6,7 +6,7 @@ from ._batched import BatchedOperand, BatchedTensor
 from ._meta import MetaTensor
 from ._meta_dispatch import stand_in
 from ._dtype import BY_CODE, dtype as _dtype_cls
-from ._dtype_table import PROMOTE
+from ._dtype_table import PROMOTE, REFUSED
 from ._errors import raise_error
 
 
@@ -32,7 +32,15 @@ def _dtype_arg(d, fn, name):
 def promote_types(type1, type2):
     """The smallest dtype both dtypes convert to without losing range or kind."""
     a, b = _dtype_arg(type1, "promote_types", "type1"), _dtype_arg(type2, "promote_types", "type2")
-    return BY_CODE[PROMOTE[a.code][b.code]]
+    return promoted(a, b)
+
+
+def promoted(a, b):
+    """promoteTypes(a, b) of two dtypes; PyTorch's RuntimeError for a pair it refuses (uint16 with int64)."""
+    code = PROMOTE[a.code][b.code]
+    if code < 0:
+        raise RuntimeError(REFUSED % (a.scalar_type, b.scalar_type))
+    return BY_CODE[code]
 
 
 

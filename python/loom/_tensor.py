@@ -151,7 +151,8 @@ class Tensor(_autograd.TensorBase):
         s = ffi.new("lm_scalar *")
         if lib.lm_item(self._h, s):
             raise_error("item")
-        return bool(s.i) if s.kind == 0 else s.i if s.kind == 1 else s.d if s.kind == 2 else complex(s.d, s.im)
+        k = s.kind   # lm_scalar: 4 is uint64's upper half, its bits in i
+        return bool(s.i) if k == 0 else s.i if k == 1 else s.d if k == 2 else s.i + 2 ** 64 if k == 4 else complex(s.d, s.im)
 
     def tolist(self):
         t = self.cpu()

@@ -2,10 +2,9 @@
 take the array's dtype), isdtype, result_type, can_cast, finfo/iinfo and astype."""
 import builtins
 
-from .._dtype import BY_CODE, BY_NAME, dtype as _dtype_cls
-from .._dtype_table import PROMOTE
+from .._dtype import BY_NAME, dtype as _dtype_cls
 from .._dtype_info import finfo as _finfo, iinfo as _iinfo
-from .._promotion import can_cast as _can_cast
+from .._promotion import can_cast as _can_cast, promoted as _promoted
 from .._tensor import Tensor
 
 bool = BY_NAME["bool"]   # noqa: A001  (the standard's spelling)
@@ -66,7 +65,7 @@ def promote(a, b):
     """The standard's promotion of two dtypes (mixed kinds promote as PyTorch's lattice)."""
     if a is b:
         return a
-    return BY_CODE[PROMOTE[a.code][b.code]]
+    return _promoted(a, b)
 
 
 def scalar_dtype(s, other):
