@@ -27,7 +27,8 @@ def test_writes_land_where_the_strides_say():
     assert loom.as_strided(t, (6,), (1,)).tolist() == [0, 3, 1, 4, 2, 5]
 
 
-@pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "bfloat16", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "bfloat16", "float64", "complex64", "complex128", "uint16",
+                                   "uint64"])
 def test_every_dtype(dtype):
     t = loom.empty_strided((3, 2), (1, 3), dtype=getattr(loom, dtype))
     assert t.dtype == getattr(loom, dtype) and t.stride() == (1, 3)
