@@ -44,9 +44,9 @@
 /* tanh (complex too: the tanh body serves them) and erf, through the vectorising float forms */
 #define LM_TANH(x) _Generic((x), float: lm_tanhf((float)(x)), lm_complex64: ctanhf((lm_complex64)(x)), \
     lm_complex128: ctanh((lm_complex128)(x)), default: lm_tanh((double)(x)))
-#define LM_ERF(x) _Generic((x), float: lm_erff((float)(x)), default: erf((double)(x)))
-/* erfc and erfinv: vmath_erf.h's float forms; libm's erfc and special.h's lm_erfinv for the rest */
-#define LM_ERFC(x) _Generic((x), float: lm_erfcf((float)(x)), default: erfc((double)(x)))
+#define LM_ERF(x) _Generic((x), float: lm_erff((float)(x)), default: lm_erf((double)(x)))
+/* erfc and erfinv: vmath_erf.h's forms; special.h's lm_erfinv for double */
+#define LM_ERFC(x) _Generic((x), float: lm_erfcf((float)(x)), default: lm_erfc((double)(x)))
 #define LM_ERFINV(x) _Generic((x), float: lm_erfinvf((float)(x)), default: lm_erfinv((double)(x)))
 
 /* Bodies of ops that serve complex dtypes: the same function of <complex.h> (cexp, clog, ...)

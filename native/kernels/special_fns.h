@@ -14,6 +14,8 @@
 #define LM_SQRT2PI 2.50662827463100050242
 #define LM_SQRTPI 1.77245385090551602730
 
+#ifdef __cplusplus
+/* CUDA's forms (the C side's are vmath_erf.h's, which vectorise) */
 /* exp(x*x) with x*x split into its rounded value and the rounding error, so large x loses
  * no more than exp's own error */
 static inline LM_HD double lm_exp_sq(double x) {
@@ -48,6 +50,8 @@ static inline LM_HD double lm_log_ndtr(double x) {
     if (x < -1) return log(lm_erfcx(-z) / 2) - z * z;
     return log1p(-0.5 * erfc(z));
 }
+
+#endif
 
 /* the inverse normal CDF: Acklam's rational start (1e-9 relative), then one Halley step on
  * ndtr(x) = p, which makes it accurate to double precision */
