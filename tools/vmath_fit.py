@@ -25,7 +25,7 @@ def _erfcx(x):
 def _erfinv_over_x(w):
     """erfinv(x) / x at w = -log(1 - x^2), solved in log space where x rounds to 1"""
     if w == 0:
-        return mp.mpf(1)
+        return mp.sqrt(mp.pi) / 2
     x = mp.sqrt(-mp.expm1(-w))
     if w < 3:
         return mp.erfinv(x) / x
@@ -35,6 +35,11 @@ def _erfinv_over_x(w):
 
 
 ERF_SMALL = mp.mpf("0.6")   # erf below, erfc = e^(-a^2) erfcx(a) above
+
+
+def _erfinv_over_s(s):
+    """erfinv(x) / x at sqrt(w) = s"""
+    return _erfinv_over_x(s * s)
 
 
 K_ERFCX = mp.mpf("1.5")   # erfcx's variable r = 1 / (a + K), a >= 0: its pole at -K keeps G smooth
@@ -71,12 +76,15 @@ FITS = {
     "erfcx_dlog": (_erfcx_dlog, 0, 1 / K_ERFCX, 0, 4, False),
     "erfcx_g": (_erfcx_g, 0, 1 / K_ERFCX, mp.mpf("0.34375"), 31, True),
     "erfinv_central": (_erfinv_over_x, 0, 5, mp.mpf(2.5), 22, True),
-    "erfinv_tail1": (lambda s: _erfinv_over_x(s * s), mp.sqrt(5), 4, mp.mpf(3), 22, True),
-    "erfinv_tail2": (lambda s: _erfinv_over_x(s * s), 4, mp.mpf("6.05"), mp.mpf(5), 18, True),
+    "erfinv_tail1": (_erfinv_over_s, mp.sqrt(5), 4, mp.mpf("3.125"), 22, True),
+    "erfinv_tail2": (_erfinv_over_s, 4, mp.mpf("6.05"), mp.mpf("5.0"), 22, True),
+    "erfinv_tail3": (_erfinv_over_s, 6, mp.mpf("11.5"), mp.mpf("8.75"), 22, True),
+    "erfinv_tail4": (_erfinv_over_s, mp.mpf("11.5"), mp.mpf("27.3"), mp.mpf("19.5"), 22, True),
 }
 
 
-TWO_PART = {"erf_small": 1, "erfcx_g": 2}   # how many of the first coefficients come in two parts
+TWO_PART = {"erf_small": 1, "erfcx_g": 2, "erfinv_central": 2, "erfinv_tail1": 2, "erfinv_tail2": 2,
+            "erfinv_tail3": 2, "erfinv_tail4": 2}   # how many of the first coefficients come in two parts
 
 
 def chebyshev_fit(f, lo, hi, center, degree):

@@ -51,7 +51,6 @@ static inline LM_HD double lm_log_ndtr(double x) {
     return log1p(-0.5 * erfc(z));
 }
 
-#endif
 
 /* the inverse normal CDF: Acklam's rational start (1e-9 relative), then one Halley step on
  * ndtr(x) = p, which makes it accurate to double precision */
@@ -84,6 +83,8 @@ static inline LM_HD double lm_ndtri(double p) {
     double u = e * LM_SQRT2PI * exp(x * x / 2);
     return x - u / (1 + x * u / 2);
 }
+
+#endif
 
 /* exp(-|x|) I_nu(|x|) for nu in {0, 1}: the power series (all terms positive) up to 25,
  * the asymptotic series e^x / sqrt(2 pi x) sum_k (-1)^k a_k(nu) / x^k beyond */

@@ -287,6 +287,17 @@ LM_VM double lm_poly(const double *c, int n, double u) {
     return fma(fma(fma(p[3], u, p[2]), u, p[1]), u, p[0]);
 }
 #define LM_POLY(c, u) lm_poly(c, (int)(sizeof(c) / sizeof((c)[0])), u)
+
+/* the same polynomial as a pair sh + *rest with c[n-1] and c[n-2] (the constant and linear coefficients) in
+ * two parts (their low parts lo0, lo1) and c[n-2] u exact: where the higher terms are small, only the small
+ * rest rounds, and a caller's product with sh can round once */
+LM_VM double lm_poly_pair(const double *c, int n, double u, double lo0, double lo1, double *rest) {
+    double c1 = c[n - 2], c0 = c[n - 1];
+    double th = c1 * u, tl = fma(c1, u, -th);
+    double sh = c0 + th, shb = sh - c0, sl = (c0 - (sh - shb)) + (th - shb);   /* TwoSum */
+    *rest = fma(u * u, lm_poly(c, n - 2, u), fma(lo1, u, (sl + tl) + lo0));
+    return sh;
+}
 #endif
 
 /* ---- float32: the same algorithms in float arithmetic (twice the lanes of the double forms),

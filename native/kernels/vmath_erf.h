@@ -10,11 +10,11 @@
  * to 1 has w = 15.9), here least-squares fits of degree 12 in Chebyshev form, converted, against
  * SciPy's erfinv (relative 1.2e-10 and 5.6e-10). In double, where 1 - x^2 = (1 - x)(1 + x) is
  * exact for a float x, so the result rounds once (tests/test_vmath_erf.py sweeps it). */
-LM_VM float lm_erfinvf(float x) {
+LM_VM float lm_erfinvf_at(float x, bool central_only) {
     double a = fabs((double)x);
     double ac = a < 1.0 ? a : 0.0;
     double w = -lm_log((1.0 - ac) * (1.0 + ac));
-    double u = w - 2.5, v = sqrt(w) - 3.0;
+    double u = w - 2.5, v = sqrt(central_only ? 9.0 : w) - 3.0;
     double pc = 0x1.805c5cfcfd6f4p+0 + u * (0x1.f91e89950f902p-3 + u * (-0x1.11c3c408932d5p-8 + u * (
                -0x1.4863d0653c104p-10 + u * (0x1.c9b4917b97eb8p-13 + u * (-0x1.4f45408af92f0p-18 + u * (
                -0x1.caa90bceffe66p-19 + u * (0x1.00fab6a9ccebfp-21 + u * (0x1.d82124b96d44ep-27 + u * (
@@ -25,11 +25,15 @@ LM_VM float lm_erfinvf(float x) {
                0x1.85a419c4673d3p-10 + v * (-0x1.312e3d398e752p-13 + v * (-0x1.32d8674a19c00p-12 + v * (
                0x1.a6b10687b6ad4p-13 + v * (-0x1.f4a610a43a3e6p-16 + v * (-0x1.a01d680daac4dp-16 + v * (
                0x1.44db1953438cbp-17))))))))))));
-    float r = copysignf((float)(ac * (w < 5.0 ? pc : pt)), x);
+    float r = copysignf((float)(ac * (central_only || w < 5.0 ? pc : pt)), x);
     r = a == 1.0 ? copysignf(INFINITY, x) : r;
     r = a > 1.0 ? NAN : r;
     return x != x ? x : r;
 }
+LM_VM float lm_erfinvf(float x) { return lm_erfinvf_at(x, false); }
+/* the short form, as the double one's: the same bits where |x| < 0.9966 (w < 5) */
+LM_VM float lm_erfinvf_short(float x) { return lm_erfinvf_at(x, true); }
+LM_VM bool lm_erfinvf_short_ok(float x) { return fabsf(x) < 0.9966f; }
 
 /* erfc |x| = e^(g(t) - x^2), g = log erfcx (smooth, 0 at x = 0, ~ -log(x sqrt(pi)) for large x) as
  * a degree-16 polynomial in u, t = 4 / (4 + |x|) mapped onto [-1, 1]: a least-squares Chebyshev
@@ -96,11 +100,8 @@ LM_VM double lm_erfcx_pos(double a, double al, double *yl) {
     double r = 1.0 / s;
     double e = fma(-r, s, 1.0) - es * r;   /* 1/(a + 1.5) = r (1 + e) */
     e = a < 1e300 ? e : 0.0;
-    double u = r - 0.34375, c1 = lm_erfcx_g[N - 2], c0 = lm_erfcx_g[N - 1];
-    double th = c1 * u, tl = fma(c1, u, -th);
-    double sh = c0 + th, shb = sh - c0, sl = (c0 - (sh - shb)) + (th - shb);   /* TwoSum */
-    double rest = fma(u * u, lm_poly(lm_erfcx_g, N - 2, u), fma(LM_ERFCX_G_LO1, u, (sl + tl) + LM_ERFCX_G_LO0));
-    double dg = fma(2.0 * lm_erfcx_g[N - 3], u, c1);   /* G'(r) to 10%, for G(r (1 + e)) = G + r e G' */
+    double u = r - 0.34375, rest, sh = lm_poly_pair(lm_erfcx_g, N, u, LM_ERFCX_G_LO0, LM_ERFCX_G_LO1, &rest);
+    double dg = fma(2.0 * lm_erfcx_g[N - 3], u, lm_erfcx_g[N - 2]);   /* G'(r) to 10%: G(r (1 + e)) = G + r e G' */
     double rw = r * fma(fma(r, dg, sh), e, rest);
     double p = sh * r, pl = fma(sh, r, -p);
     double yh = p + rw;
