@@ -44,10 +44,14 @@
 /* tanh (complex too: the tanh body serves them) and erf, through the vectorising float forms */
 #define LM_TANH(x) _Generic((x), float: lm_tanhf((float)(x)), lm_complex64: ctanhf((lm_complex64)(x)), \
     lm_complex128: ctanh((lm_complex128)(x)), default: lm_tanh((double)(x)))
-#define LM_ERF(x) _Generic((x), float: lm_erff((float)(x)), default: erf((double)(x)))
-/* erfc and erfinv: vmath_erf.h's float forms; libm's erfc and special.h's lm_erfinv for the rest */
-#define LM_ERFC(x) _Generic((x), float: lm_erfcf((float)(x)), default: erfc((double)(x)))
+#define LM_ERF(x) _Generic((x), float: lm_erff((float)(x)), default: lm_erf((double)(x)))
+/* erfc and erfinv: vmath_erf.h's and vmath_erfinv.h's forms; erfinv's short form and its test (for a body's
+ * LM_PW_NAME_SHORT, LM_PW_NAME_SHORT_OK) */
+#define LM_ERFC(x) _Generic((x), float: lm_erfcf((float)(x)), default: lm_erfc((double)(x)))
 #define LM_ERFINV(x) _Generic((x), float: lm_erfinvf((float)(x)), default: lm_erfinv((double)(x)))
+#define LM_ERFINV_SHORT(x) _Generic((x), float: lm_erfinvf_short((float)(x)), default: lm_erfinv_short((double)(x)))
+#define LM_ERFINV_SHORT_OK(x) _Generic((x), float: lm_erfinvf_short_ok((float)(x)), \
+    default: lm_erfinv_short_ok((double)(x)))
 
 /* Bodies of ops that serve complex dtypes: the same function of <complex.h> (cexp, clog, ...)
  * for a complex x, of <math.h> for the rest. (Not LM_MATH's job: every branch of a _Generic
@@ -181,6 +185,7 @@ static inline LM_HD float lm_erff(float x) {
 #include "vmath_f32.h"
 #include "vmath_pow.h"
 #include "vmath_erf.h"
+#include "vmath_erfinv.h"
 #include "vmath_trig.h"
 
 #ifndef __cplusplus

@@ -1,4 +1,4 @@
-/* Special functions shared by pointwise bodies (digamma, polygamma, erfinv), in
+/* Special functions shared by pointwise bodies (digamma, polygamma; erfinv on CUDA), in
  * double: float callers round the result. */
 #ifndef LOOM_KERNELS_SPECIAL_H
 #define LOOM_KERNELS_SPECIAL_H
@@ -66,6 +66,8 @@ static inline LM_HD double lm_polygamma(int64_t n, double x) {
     return ((n & 1) ? f : -f) * lm_hurwitz_zeta((double)(n + 1), x);
 }
 
+#ifdef __cplusplus
+/* CUDA's form (the C side's is vmath_erfinv.h's, which vectorises) */
 /* erfinv: Giles' single-precision approximation ("Approximating the erfinv
  * function", 2010) as the start, then two Newton steps on erf(y) = x, which
  * bring it to double precision. +-1 give +-inf, outside [-1, 1] NaN. */
@@ -101,4 +103,5 @@ static inline LM_HD double lm_erfinv(double x) {
     }
     return copysign(y, x);
 }
+#endif
 #endif

@@ -14,6 +14,8 @@
 #define LM_SQRT2PI 2.50662827463100050242
 #define LM_SQRTPI 1.77245385090551602730
 
+#ifdef __cplusplus
+/* CUDA's forms (the C side's are vmath_erf.h's, which vectorise) */
 /* exp(x*x) with x*x split into its rounded value and the rounding error, so large x loses
  * no more than exp's own error */
 static inline LM_HD double lm_exp_sq(double x) {
@@ -49,6 +51,7 @@ static inline LM_HD double lm_log_ndtr(double x) {
     return log1p(-0.5 * erfc(z));
 }
 
+
 /* the inverse normal CDF: Acklam's rational start (1e-9 relative), then one Halley step on
  * ndtr(x) = p, which makes it accurate to double precision */
 static inline LM_HD double lm_ndtri(double p) {
@@ -80,6 +83,8 @@ static inline LM_HD double lm_ndtri(double p) {
     double u = e * LM_SQRT2PI * exp(x * x / 2);
     return x - u / (1 + x * u / 2);
 }
+
+#endif
 
 /* exp(-|x|) I_nu(|x|) for nu in {0, 1}: the power series (all terms positive) up to 25,
  * the asymptotic series e^x / sqrt(2 pi x) sum_k (-1)^k a_k(nu) / x^k beyond */

@@ -244,6 +244,62 @@ LM_VM double lm_acosh(double x) {
     return x != x ? x : y;
 }
 
+/* (m + ml) e^(x + xl) as a pair yh + *yl, for |xl| <= 2^-40 |x| (x + xl an exact pair such as -a^2,
+ * which lm_exp would take rounded: 2^-53 |x| relative in the result) and finite m > 0, |ml| <= 2^-52 m:
+ * m + m r + m (e^(r + c) - 1 - r) + ml, with r + c = x + xl - n ln 2, summed without rounding but for
+ * the small terms, then scaled by 2^n (exact unless the result is subnormal; *yl is then meaningless) */
+LM_VM double lm_exp_mul2(double x, double xl, double m, double ml, double *yl) {
+    double xc = x > 709.79 ? 709.79 : (x < -746.0 ? -746.0 : x);
+    double k = xc * 0x1.71547652b82fep0 + LM_RND_SHIFT;
+    double n = k - LM_RND_SHIFT;
+    double rh = xc - n * LM_LN2_HI, t = n * LM_LN2_LO - xl, r = rh - t, c = (rh - r) - t;
+    double w = lm_expm1_tail(r);
+    double sl = w + c * ((r + w) + 1.0);   /* e^(r + c) - 1 - r */
+    double p = m * r, pl = fma(m, r, -p);
+    double sh = m + p, e = ((m - sh) + p) + (pl + fma(m, sl, ml));   /* |m r| < m: Fast2Sum */
+    double h = sh + e, l = e - (h - sh);
+    int64_t ni = lm_bits64(k) - lm_bits64(LM_RND_SHIFT), n1 = ni / 2, n2 = ni - n1;
+    double s1 = lm_from_bits64((n1 + 1023) << 52), s2 = lm_from_bits64((n2 + 1023) << 52);
+    double y = h * s1 * s2, yls = l * s1 * s2;
+    yls = x < -746.0 ? 0.0 : yls;   /* single-condition selects, as lm_log */
+    *yl = x > 709.79 ? 0.0 : yls;
+    y = x < -746.0 ? 0.0 : y;
+    return x > 709.79 ? INFINITY : y;
+}
+
+LM_VM double lm_exp_mul(double x, double xl, double m, double ml) {
+    double yl;
+    return lm_exp_mul2(x, xl, m, ml, &yl);
+}
+
+#ifndef __CUDACC__
+/* c[0] u^(n-1) + ... + c[n-1] as four Horner chains in u^4, one per residue of the power mod 4, joined
+ * by Horner in u: a quarter of plain Horner's latency (45 dependent fmas would leave the vector units
+ * idle), each step one fma, so every loop rounds alike. C side: the coefficient tables of vmath_erf.h
+ * & co. are host arrays. */
+LM_VM double lm_poly(const double *c, int n, double u) {
+    double u2 = u * u, u4 = u2 * u2, p[4] = {0.0, 0.0, 0.0, 0.0};
+#pragma GCC unroll 64
+    for (int k = 0; k < n; k++) {   /* c[k] multiplies u^(n-1-k), whose residue mod 4 is (n-1-k) & 3 */
+        int j = (n - 1 - k) & 3;
+        p[j] = k < 4 ? c[k] : fma(p[j], u4, c[k]);
+    }
+    return fma(fma(fma(p[3], u, p[2]), u, p[1]), u, p[0]);
+}
+#define LM_POLY(c, u) lm_poly(c, (int)(sizeof(c) / sizeof((c)[0])), u)
+
+/* the same polynomial as a pair sh + *rest with c[n-1] and c[n-2] (the constant and linear coefficients) in
+ * two parts (their low parts lo0, lo1) and c[n-2] u exact: where the higher terms are small, only the small
+ * rest rounds, and a caller's product with sh can round once */
+LM_VM double lm_poly_pair(const double *c, int n, double u, double lo0, double lo1, double *rest) {
+    double c1 = c[n - 2], c0 = c[n - 1];
+    double th = c1 * u, tl = fma(c1, u, -th);
+    double sh = c0 + th, shb = sh - c0, sl = (c0 - (sh - shb)) + (th - shb);   /* TwoSum */
+    *rest = fma(u * u, lm_poly(c, n - 2, u), fma(lo1, u, (sl + tl) + lo0));
+    return sh;
+}
+#endif
+
 /* ---- float32: the same algorithms in float arithmetic (twice the lanes of the double forms),
  * shorter series; ~1.5 ulp each (tests/test_vmath.py sweeps the float32 range) */
 #define LM_LN2_HIF 0.693145751953125f          /* ln 2 to 16 bits: k * LM_LN2_HIF exact for |k| < 2^8 */

@@ -10,11 +10,11 @@
  * to 1 has w = 15.9), here least-squares fits of degree 12 in Chebyshev form, converted, against
  * SciPy's erfinv (relative 1.2e-10 and 5.6e-10). In double, where 1 - x^2 = (1 - x)(1 + x) is
  * exact for a float x, so the result rounds once (tests/test_vmath_erf.py sweeps it). */
-LM_VM float lm_erfinvf(float x) {
+LM_VM float lm_erfinvf_at(float x, bool central_only) {
     double a = fabs((double)x);
     double ac = a < 1.0 ? a : 0.0;
     double w = -lm_log((1.0 - ac) * (1.0 + ac));
-    double u = w - 2.5, v = sqrt(w) - 3.0;
+    double u = w - 2.5, v = sqrt(central_only ? 9.0 : w) - 3.0;
     double pc = 0x1.805c5cfcfd6f4p+0 + u * (0x1.f91e89950f902p-3 + u * (-0x1.11c3c408932d5p-8 + u * (
                -0x1.4863d0653c104p-10 + u * (0x1.c9b4917b97eb8p-13 + u * (-0x1.4f45408af92f0p-18 + u * (
                -0x1.caa90bceffe66p-19 + u * (0x1.00fab6a9ccebfp-21 + u * (0x1.d82124b96d44ep-27 + u * (
@@ -25,11 +25,15 @@ LM_VM float lm_erfinvf(float x) {
                0x1.85a419c4673d3p-10 + v * (-0x1.312e3d398e752p-13 + v * (-0x1.32d8674a19c00p-12 + v * (
                0x1.a6b10687b6ad4p-13 + v * (-0x1.f4a610a43a3e6p-16 + v * (-0x1.a01d680daac4dp-16 + v * (
                0x1.44db1953438cbp-17))))))))))));
-    float r = copysignf((float)(ac * (w < 5.0 ? pc : pt)), x);
+    float r = copysignf((float)(ac * (central_only || w < 5.0 ? pc : pt)), x);
     r = a == 1.0 ? copysignf(INFINITY, x) : r;
     r = a > 1.0 ? NAN : r;
     return x != x ? x : r;
 }
+LM_VM float lm_erfinvf(float x) { return lm_erfinvf_at(x, false); }
+/* the short form, as the double one's: the same bits where |x| < 0.9966 (w < 5) */
+LM_VM float lm_erfinvf_short(float x) { return lm_erfinvf_at(x, true); }
+LM_VM bool lm_erfinvf_short_ok(float x) { return fabsf(x) < 0.9966f; }
 
 /* erfc |x| = e^(g(t) - x^2), g = log erfcx (smooth, 0 at x = 0, ~ -log(x sqrt(pi)) for large x) as
  * a degree-16 polynomial in u, t = 4 / (4 + |x|) mapped onto [-1, 1]: a least-squares Chebyshev
@@ -48,5 +52,138 @@ LM_VM float lm_erfcf(float x) {
     float r = (float)(x < 0 ? 2.0 - e : e);
     return x != x ? x : r;
 }
+
+/* ---- double erf, erfc, erfcx, ndtr and log_ndtr (C side; CUDA keeps its erf and erfc and special_fns.h's
+ * forms). erfc a = e^(-a^2) erfcx(a) for a >= 0 with (a + 1.5) erfcx(a) = G(r), a polynomial in
+ * r = 1/(a + 1.5) from 0 (where the asymptotic series gives 1/sqrt(pi)) to 1/1.5, and e^(-a^2) from a^2 as
+ * an exact pair through lm_exp_mul, so erfc keeps its relative accuracy down to the subnormals; 2 - erfc
+ * below 0. erf is x P(x^2) below |x| = 0.6, 1 - erfc above. ndtr's argument -x / sqrt 2 is a pair too
+ * (rounded, it would move e^(-x^2/2) by up to x^2 2^-53: 2^-43 at x = -38), its low part added to first
+ * order. Coefficients: tools/vmath_fit.py. tests/test_vmath_erf.py sweeps them against mpmath. */
+#ifndef __CUDACC__
+/* erf_small: degree 9 in v - 0.0 on [0.0, 0.36], relative error 4.09e-18 (2^-57.8) */
+static const double lm_erf_small[10] = {
+    -0x1.2ada3e08e8483p-23, 0x1.b5037458d394cp-20, -0x1.f4910a912973ap-17, 0x1.f9a11462f3b32p-14,
+    -0x1.c02da98cc878dp-11, 0x1.565bccee47032p-8, -0x1.b82ce312170d1p-6, 0x1.ce2f21a041f1dp-4,
+    -0x1.812746b0379dep-2, 0x1.20dd750429b6dp+0,
+};
+#define LM_ERF_SMALL_LO0 0x1.0a7937d98c0cap-56
+/* erfcx_g: degree 31 in v - 0.34375 on [0.0, 0.6666666666666666], relative error 7.03e-18 (2^-57.0) */
+static const double lm_erfcx_g[32] = {
+    -0x1.3f97addd67278p+20, -0x1.0fc3cfa2ccb36p+20, 0x1.9abbc6fa1f941p+20, 0x1.79b5d52974132p+19,
+    -0x1.d1cd5d8b655b3p+19, -0x1.1ffd48321d21ap+17, 0x1.10cbaa2843d4cp+18, -0x1.5371312b21fefp+14,
+    -0x1.05011f84a835dp+15, 0x1.19eaf48db5c0fp+13, -0x1.2183c5542de16p+11, 0x1.833d4ab086a92p+10,
+    0x1.37c3262f8d004p+7, -0x1.97c2ccaaa95a0p+9, 0x1.04499192b6bc6p+9, -0x1.b8d1cb9b62c94p+6,
+    -0x1.6fe9452abe83dp+6, 0x1.a905918689015p+6, -0x1.682ad594b5809p+5, -0x1.adf2b99c71b87p+2,
+    0x1.5f893758dbef0p+4, -0x1.93b36612083a1p+3, -0x1.123c2487f6a0cp-1, 0x1.7443102f7c80ep+2,
+    -0x1.b1ee391dfad91p+1, -0x1.b611d835744c5p-1, 0x1.207a4b47f3fc6p+1, -0x1.1400baef582f1p-1,
+    -0x1.508e3f1b76aedp+0, 0x1.479f9480fb89cp-1, 0x1.898cea3a2b62bp+0, 0x1.f61e2c1bb8de1p-1,
+};
+#define LM_ERFCX_G_LO0 -0x1.611e1d1cd484bp-56
+#define LM_ERFCX_G_LO1 0x1.cea2cb0f6d3b0p-54
+/* erfcx_dlog: degree 4 in v - 0.0 on [0.0, 0.6666666666666666], absolute error 1.47e-03 (2^-9.4) */
+static const double lm_erfcx_dlog[5] = {
+    0x1.3b6f277b25eaap+2, -0x1.0605f5ecedaf5p+3, 0x1.5f2fac08a5a74p+1, 0x1.63345a79cbbbcp+0,
+    0x1.00602b75ce1dcp+0,
+};
+
+#define LM_SQRT1_2_HI 0x1.6a09e667f3bcdp-1
+#define LM_SQRT1_2_LO -0x1.bdd3413b26456p-55
+
+/* erfcx(a + al) for a >= 0, +inf included (0), |al| <= 2^-52 a, as a pair yh + *yl: G(r) r with r = 1/(a +
+ * 1.5), G's first two coefficients in two parts, so that y = S r + r (the small rest) rounds only in that
+ * rest before the sum, and the rounding errors of a + 1.5 and of r (relative e) put back to first order
+ * (G is steep enough for G' r e to count); al moves y by al d/da erfcx = -al r y D(r) */
+LM_VM double lm_erfcx_pos(double a, double al, double *yl) {
+    enum { N = sizeof(lm_erfcx_g) / sizeof(lm_erfcx_g[0]) };
+    double s = a + 1.5, sb = s - a, es = (a - (s - sb)) + (1.5 - sb);   /* TwoSum */
+    double r = 1.0 / s;
+    double e = fma(-r, s, 1.0) - es * r;   /* 1/(a + 1.5) = r (1 + e) */
+    e = a < 1e300 ? e : 0.0;
+    double u = r - 0.34375, rest, sh = lm_poly_pair(lm_erfcx_g, N, u, LM_ERFCX_G_LO0, LM_ERFCX_G_LO1, &rest);
+    double dg = fma(2.0 * lm_erfcx_g[N - 3], u, lm_erfcx_g[N - 2]);   /* G'(r) to 10%: G(r (1 + e)) = G + r e G' */
+    double rw = r * fma(fma(r, dg, sh), e, rest);
+    double p = sh * r, pl = fma(sh, r, -p);
+    double yh = p + rw;
+    *yl = (pl + ((p - yh) + rw)) - yh * (al * r) * LM_POLY(lm_erfcx_dlog, r);
+    return yh;
+}
+
+/* erfc(zh + zl), |zl| <= 2^-52 |zh| (erfc's zl is 0): 2 - erfc |z| below 0, 0 from |z| = 27.3 on
+ * (clamped to 28: e^-784 is 0) */
+LM_VM double lm_erfc2(double zh, double zl) {
+    double a = fabs(zh);
+    double ac = a < 28.0 ? a : 28.0;
+    double al = a < 28.0 ? (zh < 0 ? -zl : zl) : 0.0;   /* |z| = a + al */
+    double hi = ac * ac, lo = fma(ac, ac, -hi) + 2.0 * ac * al;
+    double yl, yh = lm_erfcx_pos(ac, al, &yl);
+    double e = lm_exp_mul(-hi, -lo, yh, yl);
+    double y = zh < 0 ? 2.0 - e : e;
+    return zh != zh ? zh : y;
+}
+
+LM_VM double lm_erfc(double x) { return lm_erfc2(x, 0.0); }
+
+/* erf: x P(x^2) below 0.6, P's constant in two parts so the product rounds once but for its small terms;
+ * 1 - erfc |x| above (1 in double from 5.93) */
+LM_VM double lm_erf(double x) {
+    enum { N = sizeof(lm_erf_small) / sizeof(lm_erf_small[0]) };
+    double a = fabs(x);
+    double xs = a < 0.6 ? x : 0.0, z = xs * xs;
+    double sm = fma(xs, lm_erf_small[N - 1], xs * fma(lm_poly(lm_erf_small, N - 1, z), z, LM_ERF_SMALL_LO0));
+    double ac = a > 0.6 ? (a < 6.0 ? a : 6.0) : 0.6;
+    double hi = ac * ac, lo = fma(ac, ac, -hi);
+    double yl, yh = lm_erfcx_pos(ac, 0.0, &yl);
+    double y = copysign(1.0 - lm_exp_mul(-hi, -lo, yh, yl), x);
+    y = a < 0.6 ? sm : y;
+    return x != x ? x : y;
+}
+
+/* erfcx x = e^(x^2) erfc x: erfcx_pos from 0 on, 2 e^(x^2) - erfcx |x| below (+inf from -26.6 on), its
+ * difference summed without rounding but for the final one */
+LM_VM double lm_erfcx(double x) {
+    double a = fabs(x);
+    double yl, y = lm_erfcx_pos(a, 0.0, &yl);
+    double ac = a < 27.0 ? a : 27.0;
+    double hi = ac * ac, lo = fma(ac, ac, -hi);
+    double el, e = lm_exp_mul2(hi, lo, 2.0, 0.0, &el);
+    double d = e - y, db = d - e, ed = (e - (d - db)) + (-y - db);   /* TwoSum */
+    double dn = d > DBL_MAX ? d : d + ((ed + el) - yl);
+    double r = x < 0 ? dn : y + yl;
+    return x != x ? x : r;
+}
+
+/* -x / sqrt 2 as a pair */
+LM_VM double lm_ndtr_arg(double x, double *zl) {
+    double zh = -x * LM_SQRT1_2_HI;
+    *zl = fma(-x, LM_SQRT1_2_HI, -zh) - x * LM_SQRT1_2_LO;
+    return zh;
+}
+
+LM_VM double lm_ndtr(double x) {
+    double zl, zh = lm_ndtr_arg(x, &zl);
+    return 0.5 * lm_erfc2(zh, zl);
+}
+
+/* log ndtr x: log(erfcx(z) / 2) - z^2 below 0 (z = -x / sqrt 2), which stays finite where ndtr underflows;
+ * log1p(-ndtr(-x)) above. One lm_log_parts serves both: log(u) + c / u with c the low part of u (erfcx's,
+ * or the rounding error of u = 1 - ndtr(-x)). */
+LM_VM double lm_log_ndtr(double x) {
+    double zl, zh = lm_ndtr_arg(x, &zl);
+    double a = fabs(zh), al = zh < 0 ? -zl : zl;   /* |z| = a + al */
+    double ac = a < 1e150 ? a : 1e150;
+    double yl, y = lm_erfcx_pos(ac, al, &yl);
+    double hi = ac * ac, lo = fma(ac, ac, -hi) + 2.0 * ac * al;
+    double ql, q = lm_exp_mul2(-hi, -lo, 0.5 * y, 0.5 * yl, &ql);   /* ndtr(-|x|) */
+    double u = 1.0 - q, c = ((1.0 - u) - q) - ql;
+    u = x < 0 ? 0.5 * y : u;
+    c = x < 0 ? 0.5 * yl : c;
+    double k, r = lm_log_parts(u > 0 ? u : 1.0, &k);
+    double l = k * LM_LN2_HI + ((r + c / u) + k * LM_LN2_LO);
+    double lt = a > 1e150 ? -(a * a) : (l - lo) - hi;   /* -inf once x^2 / 2 overflows */
+    l = x < 0 ? lt : l;
+    return x != x ? x : l;
+}
+#endif
 
 #endif

@@ -1,0 +1,173 @@
+"""The polynomial coefficients of native/kernels/vmath_*.h's special functions, computed again.
+
+    python tools/vmath_fit.py                  # every fit: its C initializer and its error
+    python tools/vmath_fit.py erfcx_g erf_small    # just these
+
+Each fit is a Chebyshev interpolant (in mpmath, 60 digits) of a function on an interval of the variable
+the C code computes, written as a polynomial in (v - center), highest power first, as the headers'
+Horner loops take it, each coefficient rounded to double. The reported error is the largest
+|p(v) - f(v)| / |f(v)| (or absolute, where the fit says so) over 2000 points, p with the rounded
+coefficients in exact arithmetic: the fit's own share of the function's error, evaluation and
+argument rounding come on top (tests/test_vmath_special.py measures the whole).
+"""
+import argparse
+import sys
+
+import mpmath as mp
+
+mp.mp.dps = 60
+
+
+def _erfcx(x):
+    return mp.exp(x * x) * mp.erfc(x)
+
+
+def _erfinv_over_x(w):
+    """erfinv(x) / x at w = -log(1 - x^2), solved in log space where x rounds to 1"""
+    if w == 0:
+        return mp.sqrt(mp.pi) / 2
+    x = mp.sqrt(-mp.expm1(-w))
+    if w < 3:
+        return mp.erfinv(x) / x
+    lc = -w - mp.log1p(x)   # log(1 - x) = log(1 - x^2) - log(1 + x)
+    y = mp.findroot(lambda y: mp.log(mp.erfc(y)) - lc, mp.sqrt(w))
+    return y / x
+
+
+ERF_SMALL = mp.mpf("0.6")   # erf below, erfc = e^(-a^2) erfcx(a) above
+
+
+def _erfinv_over_s(s):
+    """erfinv(x) / x at sqrt(w) = s"""
+    return _erfinv_over_x(s * s)
+
+
+K_ERFCX = mp.mpf("1.5")   # erfcx's variable r = 1 / (a + K), a >= 0: its pole at -K keeps G smooth
+
+
+def _erfcx_g(r):
+    """(a + K) erfcx(a) at a = 1 / r - K: 1/sqrt(pi) at r = 0"""
+    if r == 0:
+        return 1 / mp.sqrt(mp.pi)
+    return _erfcx(1 / r - K_ERFCX) / r
+
+
+def _erfcx_dlog(r):
+    """-(a + K) d/da log erfcx(a) at a = 1 / r - K (1 at r = 0): how erfcx moves with the low part of ndtr's
+    argument"""
+    if r == 0:
+        return mp.mpf(1)
+    return -mp.diff(lambda t: mp.log(_erfcx(t)), 1 / r - K_ERFCX) / r
+
+
+def _erf_small(z):
+    """erf(x) / x at z = x^2"""
+    if z == 0:
+        return 2 / mp.sqrt(mp.pi)
+    x = mp.sqrt(z)
+    return mp.erf(x) / x
+
+
+# name: (function of v, lo, hi, center, degree, relative error?); the fits in TWO_PART also print the
+# rounding errors of their first coefficients (LM_NAME_LO0, LO1: constant, linear), which the C code adds
+# to a small term
+FITS = {
+    "erf_small": (_erf_small, 0, ERF_SMALL ** 2, 0, 9, True),
+    "erfcx_dlog": (_erfcx_dlog, 0, 1 / K_ERFCX, 0, 4, False),
+    "erfcx_g": (_erfcx_g, 0, 1 / K_ERFCX, mp.mpf("0.34375"), 31, True),
+    "erfinv_central": (_erfinv_over_x, 0, 5, mp.mpf(2.5), 22, True),
+    "erfinv_tail1": (_erfinv_over_s, mp.sqrt(5), 4, mp.mpf("3.125"), 22, True),
+    "erfinv_tail2": (_erfinv_over_s, 4, mp.mpf("6.05"), mp.mpf("5.0"), 22, True),
+    "erfinv_tail3": (_erfinv_over_s, 6, mp.mpf("11.5"), mp.mpf("8.75"), 22, True),
+    "erfinv_tail4": (_erfinv_over_s, mp.mpf("11.5"), mp.mpf("27.3"), mp.mpf("19.5"), 22, True),
+}
+
+
+TWO_PART = {"erf_small": 1, "erfcx_g": 2, "erfinv_central": 2, "erfinv_tail1": 2, "erfinv_tail2": 2,
+            "erfinv_tail3": 2, "erfinv_tail4": 2}   # how many of the first coefficients come in two parts
+
+
+def chebyshev_fit(f, lo, hi, center, degree):
+    """coefficients of (v - center)^k, k = 0 .. degree, of f's interpolant at the Chebyshev nodes"""
+    lo, hi, center = mp.mpf(lo), mp.mpf(hi), mp.mpf(center)
+    n = degree + 1
+    mid, half = (lo + hi) / 2, (hi - lo) / 2
+    nodes = [mp.cos(mp.pi * (k + mp.mpf(1) / 2) / n) for k in range(n)]
+    vals = [f(mid + half * u) for u in nodes]
+    cheb = [2 * mp.fsum(vals[k] * mp.cos(mp.pi * j * (k + mp.mpf(1) / 2) / n) for k in range(n)) / n
+            for j in range(n)]
+    cheb[0] /= 2
+    # sum c_j T_j(u) as powers of u, then of v - center: u = (v - center) / half + (center - mid) / half
+    mono = [mp.mpf(0)] * n
+    prev, cur = [mp.mpf(0)] * n, [mp.mpf(1)] + [mp.mpf(0)] * (n - 1)   # T_-1 (unused), T_0
+    for j, c in enumerate(cheb):
+        if j == 1:
+            prev, cur = cur, [mp.mpf(0), mp.mpf(1)] + [mp.mpf(0)] * (n - 2)
+        elif j >= 2:   # T_j = 2 u T_j-1 - T_j-2
+            prev, cur = cur, [2 * (cur[i - 1] if i else 0) - prev[i] for i in range(n)]
+        for i in range(n):
+            mono[i] += c * cur[i]
+    shift = (center - mid) / half
+    out = [mp.mpf(0)] * n   # p(u) with u = s + shift, s = (v - center) / half: expand binomially
+    for i, a in enumerate(mono):
+        for k in range(i + 1):
+            out[k] += a * mp.binomial(i, k) * shift ** (i - k)
+    return [c / half ** k for k, c in enumerate(out)]
+
+
+def rounded_fit(f, lo, hi, center, degree, two_part):
+    """chebyshev_fit's coefficients rounded to double, the first two_part of them in two parts (hi + lo)"""
+    exact = chebyshev_fit(f, lo, hi, center, degree)
+    out = [mp.mpf(float(c)) for c in exact]
+    for k in range(two_part):
+        out[k] += mp.mpf(float(exact[k] - out[k]))
+    return out
+
+
+def rounded_error(f, lo, hi, center, coeffs, relative):
+    lo, hi = mp.mpf(lo), mp.mpf(hi)
+    worst = mp.mpf(0)
+    for i in range(2001):
+        v = lo + (hi - lo) * i / 2000
+        p = mp.mpf(0)
+        for c in reversed(coeffs):
+            p = p * (v - center) + c
+        ref = f(v)
+        e = abs(p - ref) / (abs(ref) if relative else 1)
+        worst = max(worst, e)
+    return worst
+
+
+def c_initializer(coeffs):
+    lits = [float(c).hex() for c in reversed(coeffs)]   # a two-part constant: its first part
+    lines, line = [], "   "
+    for lit in lits:
+        if len(line) + len(lit) + 2 > 110:
+            lines.append(line)
+            line = "   "
+        line += " " + lit + ","
+    lines.append(line)
+    return "{\n" + "\n".join(lines) + "\n}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("names", nargs="*", help=f"fits to print (default all: {', '.join(FITS)})")
+    args = ap.parse_args()
+    unknown = set(args.names) - set(FITS)
+    if unknown:
+        sys.exit(f"no such fit: {', '.join(sorted(unknown))}")
+    for name in args.names or FITS:
+        f, lo, hi, center, degree, relative = FITS[name]
+        coeffs = rounded_fit(f, lo, hi, center, degree, TWO_PART.get(name, 0))
+        err = rounded_error(f, lo, hi, center, coeffs, relative)
+        kind = "relative" if relative else "absolute"
+        print(f"/* {name}: degree {degree} in v - {float(center)!r} on [{float(lo)!r}, {float(hi)!r}], "
+              f"{kind} error {float(err):.2e} (2^{float(mp.log(err, 2)):.1f}) */")
+        print(f"static const double lm_{name}[{degree + 1}] = {c_initializer(coeffs)};")
+        for k in range(TWO_PART.get(name, 0)):
+            print(f"#define LM_{name.upper()}_LO{k} {float(coeffs[k] - mp.mpf(float(coeffs[k]))).hex()}")
+
+
+if __name__ == "__main__":
+    main()
