@@ -68,7 +68,30 @@ def _erf_small(z):
     return mp.erf(x) / x
 
 
-# name: (function of v, lo, hi, center, degree, relative error?); the fits in TWO_PART also print the
+def _i_small(nu):
+    """I_nu(x) / (x/2)^nu at z = x^2 / 4: the power series sum z^k / (k! (k + nu)!)"""
+    return lambda z: mp.besseli(nu, 2 * mp.sqrt(z)) / mp.sqrt(z) ** nu if z > 0 else mp.mpf(1)
+
+
+def _i_small_dlog(nu):
+    """(z + z0) d/dz log _i_small(nu), z0 = (j_nu,1 / 2)^2 its nearest pole (a zero of the series on the
+    negative axis, where I_nu(2 sqrt z) is a J_nu): how the series moves with the rounding error of z"""
+    f = _i_small(nu)
+    z0 = I_DLOG_POLE[nu]
+    return lambda z: (z + z0) * (mp.diff(lambda t: mp.log(f(t)), z) if z > 0 else mp.mpf(1) / (nu + 1))
+
+
+def _i_large(nu):
+    """e^-x I_nu(x) sqrt(x) at v = 1/x: 1/sqrt(2 pi) at v = 0"""
+    return lambda v: mp.besseli(nu, 1 / v) * mp.exp(-1 / v) / mp.sqrt(v) if v > 0 else 1 / mp.sqrt(2 * mp.pi)
+
+
+BESSEL_I_SPLIT = 10   # power series below |x| = 10, the asymptotic form above
+I_DLOG_POLE = [float((mp.besseljzero(nu, 1) / 2) ** 2) for nu in (0, 1)]   # printed: the C code divides by z + it
+
+
+# name: (function of v, lo, hi, center, degree, relative error?); the fits in WEIGHTED are least-squares fits
+# of the relative error; the fits in TWO_PART also print the
 # rounding errors of their first coefficients (LM_NAME_LO0, LO1: constant, linear), which the C code adds
 # to a small term
 FITS = {
@@ -80,11 +103,18 @@ FITS = {
     "erfinv_tail2": (_erfinv_over_s, 4, mp.mpf("6.05"), mp.mpf("5.0"), 22, True),
     "erfinv_tail3": (_erfinv_over_s, 6, mp.mpf("11.5"), mp.mpf("8.75"), 22, True),
     "erfinv_tail4": (_erfinv_over_s, mp.mpf("11.5"), mp.mpf("27.3"), mp.mpf("19.5"), 22, True),
+    "i0_small": (_i_small(0), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 18, True),
+    "i1_small": (_i_small(1), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 18, True),
+    "i0_dlog": (_i_small_dlog(0), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 3, True),
+    "i1_dlog": (_i_small_dlog(1), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 3, True),
+    "i0_large": (_i_large(0), 0, 1 / mp.mpf(BESSEL_I_SPLIT), mp.mpf("0.05"), 20, True),
+    "i1_large": (_i_large(1), 0, 1 / mp.mpf(BESSEL_I_SPLIT), mp.mpf("0.05"), 20, True),
 }
 
 
+WEIGHTED = {"i0_small", "i1_small", "i0_dlog", "i1_dlog"}
 TWO_PART = {"erf_small": 1, "erfcx_g": 2, "erfinv_central": 2, "erfinv_tail1": 2, "erfinv_tail2": 2,
-            "erfinv_tail3": 2, "erfinv_tail4": 2}   # how many of the first coefficients come in two parts
+            "erfinv_tail3": 2, "erfinv_tail4": 2, "i0_small": 2, "i1_small": 2, "i0_large": 2, "i1_large": 2}   # how many of the first coefficients come in two parts
 
 
 def chebyshev_fit(f, lo, hi, center, degree):
@@ -115,13 +145,33 @@ def chebyshev_fit(f, lo, hi, center, degree):
     return [c / half ** k for k, c in enumerate(out)]
 
 
-def rounded_fit(f, lo, hi, center, degree, two_part):
-    """chebyshev_fit's coefficients rounded to double, the first two_part of them in two parts (hi + lo)"""
-    exact = chebyshev_fit(f, lo, hi, center, degree)
+def rounded_fit(f, lo, hi, center, degree, two_part, weighted=False):
+    """chebyshev_fit's (weighted_fit's) coefficients rounded to double, the first two_part of them in two
+    parts (hi + lo)"""
+    exact = (weighted_fit if weighted else chebyshev_fit)(f, lo, hi, center, degree)
     out = [mp.mpf(float(c)) for c in exact]
     for k in range(two_part):
         out[k] += mp.mpf(float(exact[k] - out[k]))
     return out
+
+
+def weighted_fit(f, lo, hi, center, degree):
+    """coefficients of (v - center)^k of the least-squares fit of p / f - 1 at 4 (degree + 1) Chebyshev
+    nodes: relative accuracy where f spans orders of magnitude (interpolation's error is even in
+    absolute terms)"""
+    lo, hi, center = mp.mpf(lo), mp.mpf(hi), mp.mpf(center)
+    n = 4 * (degree + 1)
+    mid, half = (lo + hi) / 2, (hi - lo) / 2
+    vs = [mid + half * mp.cos(mp.pi * (k + mp.mpf(1) / 2) / n) for k in range(n)]
+    a = mp.matrix(n, degree + 1)
+    b = mp.matrix(n, 1)
+    for i, v in enumerate(vs):
+        fv = f(v)
+        for k in range(degree + 1):
+            a[i, k] = (v - center) ** k / fv
+        b[i] = 1
+    sol, _ = mp.qr_solve(a, b)
+    return [sol[k] for k in range(degree + 1)]
 
 
 def rounded_error(f, lo, hi, center, coeffs, relative):
@@ -159,12 +209,14 @@ def main():
         sys.exit(f"no such fit: {', '.join(sorted(unknown))}")
     for name in args.names or FITS:
         f, lo, hi, center, degree, relative = FITS[name]
-        coeffs = rounded_fit(f, lo, hi, center, degree, TWO_PART.get(name, 0))
+        coeffs = rounded_fit(f, lo, hi, center, degree, TWO_PART.get(name, 0), name in WEIGHTED)
         err = rounded_error(f, lo, hi, center, coeffs, relative)
         kind = "relative" if relative else "absolute"
         print(f"/* {name}: degree {degree} in v - {float(center)!r} on [{float(lo)!r}, {float(hi)!r}], "
               f"{kind} error {float(err):.2e} (2^{float(mp.log(err, 2)):.1f}) */")
         print(f"static const double lm_{name}[{degree + 1}] = {c_initializer(coeffs)};")
+        if name.endswith("_dlog") and name[0] == "i":
+            print(f"#define LM_{name.upper()}_POLE {I_DLOG_POLE[int(name[1])].hex()}")
         for k in range(TWO_PART.get(name, 0)):
             print(f"#define LM_{name.upper()}_LO{k} {float(coeffs[k] - mp.mpf(float(coeffs[k]))).hex()}")
 

@@ -113,6 +113,10 @@ static inline lm_complex128 lm_cmul128(lm_complex128 a, lm_complex128 b) {
     default: (T)((a) ^ (b)))
 #define lm_bitwise_not(T, a) _Generic((T)0, bool: !(a), float: (a), double: (a), default: ~(a))
 
+/* special functions computed in double (vmath_bessel.h & co.): for float results their _f32 forms, which
+ * skip the compensations that only double needs */
+#define LM_SPECIAL(T, fn, x) _Generic((T)0, float: (T)lm_##fn##_f32((double)(x)), default: (T)lm_##fn((double)(x)))
+
 /* the same for helpers of floating-only ops */
 #define LM_FLOAT_TYPED(T, name) _Generic((T)0, float: name##_f32, default: name##_f64)
 #define LM_FLOAT_FN(name, DEF) DEF(float, name##_f32) DEF(double, name##_f64)
@@ -186,6 +190,7 @@ static inline LM_HD float lm_erff(float x) {
 #include "vmath_pow.h"
 #include "vmath_erf.h"
 #include "vmath_erfinv.h"
+#include "vmath_bessel.h"
 #include "vmath_trig.h"
 
 #ifndef __cplusplus
@@ -383,6 +388,7 @@ static inline LM_HD double lm_bitwise_not_(double a) { return a; }
 template <class X> static inline LM_HD X lm_bitwise_not_(X a) { return (X)~a; }
 #define lm_bitwise_not(T, a) lm_bitwise_not_((T)(a))
 
+#define LM_SPECIAL(T, fn, x) ((T)lm_##fn((double)(x)))   /* special_fns.h's, in double */
 #define LM_TYPED(T, name) name<T>
 #define LM_TYPED_FN(name, DEF) template <class T> DEF(T, name)
 #define LM_FLOAT_TYPED(T, name) name<T>

@@ -86,6 +86,8 @@ static inline LM_HD double lm_ndtri(double p) {
 
 #endif
 
+#ifdef __cplusplus
+/* CUDA's forms (the C side's are vmath_bessel.h's, which vectorise) */
 /* exp(-|x|) I_nu(|x|) for nu in {0, 1}: the power series (all terms positive) up to 25,
  * the asymptotic series e^x / sqrt(2 pi x) sum_k (-1)^k a_k(nu) / x^k beyond */
 static inline LM_HD double lm_bessel_ie(int nu, double x) {
@@ -118,6 +120,8 @@ static inline LM_HD double lm_i0(double x) {
 static inline LM_HD double lm_i1(double x) {
     return x != x ? x : fabs(x) > 713 ? copysign(INFINITY, x) : copysign(lm_bessel_ie(1, x) * exp(fabs(x)), x);
 }
+
+#endif
 
 /* J_nu(x), nu in {0, 1}, x >= 0: Miller's backward recurrence normalized by
  * J_0 + 2 sum J_2k = 1 up to 25, Hankel's asymptotic expansion beyond */
