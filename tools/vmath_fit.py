@@ -86,6 +86,32 @@ def _i_large(nu):
     return lambda v: mp.besseli(nu, 1 / v) * mp.exp(-1 / v) / mp.sqrt(v) if v > 0 else 1 / mp.sqrt(2 * mp.pi)
 
 
+BESSEL_J_SPLIT = 5   # J0, J1: their first zeros factored out below |x| = 5, Hankel's asymptotic form above
+J_ZEROS = {0: [mp.besseljzero(0, 1) ** 2, mp.besseljzero(0, 2) ** 2], 1: [mp.besseljzero(1, 1) ** 2]}
+
+
+def _j_small(nu):
+    """J_nu(x) / (x^nu prod (z - j^2)) at z = x^2, the product over J_ZEROS[nu]"""
+    def f(z):
+        x = mp.sqrt(z)
+        den = mp.fprod(z - r for r in J_ZEROS[nu])
+        return (mp.besselj(nu, x) / x ** nu if z > 0 else mp.mpf(1) / 2 ** nu) / den
+    return f
+
+
+def _j_hankel(nu, part):
+    """Hankel's P_nu (part 0) and 8x Q_nu (part 1) at w = 1/x^2: J_nu = sqrt(2/(pi x)) (P cos chi - Q sin chi),
+    chi = x - (2 nu + 1) pi/4; 1 and 4 nu^2 - 1 at w = 0"""
+    def f(w):
+        if w == 0:
+            return mp.mpf(1) if part == 0 else mp.mpf(4 * nu * nu - 1)
+        x = 1 / mp.sqrt(w)
+        chi = x - (2 * nu + 1) * mp.pi / 4
+        j, y, k = mp.besselj(nu, x), mp.bessely(nu, x), mp.sqrt(mp.pi * x / 2)
+        return k * (j * mp.cos(chi) + y * mp.sin(chi)) if part == 0 else 8 * x * k * (y * mp.cos(chi) - j * mp.sin(chi))
+    return f
+
+
 BESSEL_I_SPLIT = 10   # power series below |x| = 10, the asymptotic form above
 I_DLOG_POLE = [float((mp.besseljzero(nu, 1) / 2) ** 2) for nu in (0, 1)]   # printed: the C code divides by z + it
 
@@ -103,6 +129,12 @@ FITS = {
     "erfinv_tail2": (_erfinv_over_s, 4, mp.mpf("6.05"), mp.mpf("5.0"), 22, True),
     "erfinv_tail3": (_erfinv_over_s, 6, mp.mpf("11.5"), mp.mpf("8.75"), 22, True),
     "erfinv_tail4": (_erfinv_over_s, mp.mpf("11.5"), mp.mpf("27.3"), mp.mpf("19.5"), 22, True),
+    "j0_small": (_j_small(0), 0, mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("12.5"), 11, True),
+    "j1_small": (_j_small(1), 0, mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("12.5"), 12, True),
+    "j0_p": (_j_hankel(0, 0), 0, 1 / mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("0.02"), 19, True),
+    "j0_q": (_j_hankel(0, 1), 0, 1 / mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("0.02"), 23, True),
+    "j1_p": (_j_hankel(1, 0), 0, 1 / mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("0.02"), 19, True),
+    "j1_q": (_j_hankel(1, 1), 0, 1 / mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("0.02"), 23, True),
     "i0_small": (_i_small(0), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 18, True),
     "i1_small": (_i_small(1), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 18, True),
     "i0_dlog": (_i_small_dlog(0), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 3, True),
@@ -114,7 +146,8 @@ FITS = {
 
 WEIGHTED = {"i0_small", "i1_small", "i0_dlog", "i1_dlog"}
 TWO_PART = {"erf_small": 1, "erfcx_g": 2, "erfinv_central": 2, "erfinv_tail1": 2, "erfinv_tail2": 2,
-            "erfinv_tail3": 2, "erfinv_tail4": 2, "i0_small": 2, "i1_small": 2, "i0_large": 2, "i1_large": 2}   # how many of the first coefficients come in two parts
+            "erfinv_tail3": 2, "erfinv_tail4": 2, "i0_small": 2, "i1_small": 2, "i0_large": 2, "i1_large": 2,
+            "j0_small": 2, "j1_small": 2, "j0_p": 2, "j0_q": 2, "j1_p": 2, "j1_q": 2}   # how many of the first coefficients come in two parts
 
 
 def chebyshev_fit(f, lo, hi, center, degree):
@@ -215,6 +248,9 @@ def main():
         print(f"/* {name}: degree {degree} in v - {float(center)!r} on [{float(lo)!r}, {float(hi)!r}], "
               f"{kind} error {float(err):.2e} (2^{float(mp.log(err, 2)):.1f}) */")
         print(f"static const double lm_{name}[{degree + 1}] = {c_initializer(coeffs)};")
+        if name in ("j0_small", "j1_small"):
+            for k, r in enumerate(J_ZEROS[int(name[1])]):
+                print(f"#define LM_{name[:2].upper()}_ZERO{k + 1} {float(r).hex()}, {float(r - mp.mpf(float(r))).hex()}")
         if name.endswith("_dlog") and name[0] == "i":
             print(f"#define LM_{name.upper()}_POLE {I_DLOG_POLE[int(name[1])].hex()}")
         for k in range(TWO_PART.get(name, 0)):

@@ -190,8 +190,8 @@ static inline LM_HD float lm_erff(float x) {
 #include "vmath_pow.h"
 #include "vmath_erf.h"
 #include "vmath_erfinv.h"
-#include "vmath_bessel.h"
 #include "vmath_trig.h"
+#include "vmath_bessel.h"   /* after vmath_trig.h: J0 and J1 take its lm_sincos */
 
 #ifndef __cplusplus
 /* LM_MATH's and LM_CMATH's functions (C side): <math.h>'s, but the vectorising forms of vmath.h

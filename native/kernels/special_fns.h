@@ -123,6 +123,8 @@ static inline LM_HD double lm_i1(double x) {
 
 #endif
 
+#ifdef __cplusplus
+/* CUDA's forms (the C side's are vmath_bessel.h's, which vectorise) */
 /* J_nu(x), nu in {0, 1}, x >= 0: Miller's backward recurrence normalized by
  * J_0 + 2 sum J_2k = 1 up to 25, Hankel's asymptotic expansion beyond */
 static inline LM_HD double lm_bessel_j(int nu, double x) {
@@ -157,6 +159,8 @@ static inline LM_HD double lm_bessel_j(int nu, double x) {
 
 static inline LM_HD double lm_j0(double x) { return x != x ? x : lm_bessel_j(0, fabs(x)); }
 static inline LM_HD double lm_j1(double x) { return x != x ? x : copysign(1.0, x) * lm_bessel_j(1, fabs(x)); }
+
+#endif
 
 /* Hurwitz zeta(x, q) as scipy.special.zeta: inf at x = 1, NaN below (and for q < 0 where
  * q^-x is not real). Large x sums the few terms that matter directly; lm_hurwitz_zeta's
