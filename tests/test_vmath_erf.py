@@ -76,7 +76,7 @@ def _mp_ulps(got, x, fn):
     for i, (g, v) in enumerate(zip(got, x)):
         ref = fn(mp.mpf(float(v)))
         _, e = mp.frexp(ref)
-        out[i] = float(abs(mp.mpf(float(g)) - ref) / mp.ldexp(1, max(int(e) - 53, -1074))) if ref else abs(g) * 2.0 ** 1074
+        out[i] = float(abs(mp.mpf(float(g)) - ref) / mp.ldexp(1, max(int(e) - 53, -1074))) if ref else abs(g) / 5e-324
     return out
 
 

@@ -112,6 +112,16 @@ def _j_hankel(nu, part):
     return f
 
 
+def _sinpi(z):
+    """sin(pi f) / (pi f) at z = f^2: 1 at 0"""
+    return mp.sin(mp.pi * mp.sqrt(z)) / (mp.pi * mp.sqrt(z)) if z > 0 else mp.mpf(1)
+
+
+def _cospi(z):
+    """cos(pi f) / pi at z = f^2"""
+    return mp.cos(mp.pi * mp.sqrt(z)) / mp.pi
+
+
 BESSEL_I_SPLIT = 10   # power series below |x| = 10, the asymptotic form above
 I_DLOG_POLE = [float((mp.besseljzero(nu, 1) / 2) ** 2) for nu in (0, 1)]   # printed: the C code divides by z + it
 
@@ -135,6 +145,8 @@ FITS = {
     "j0_q": (_j_hankel(0, 1), 0, 1 / mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("0.02"), 23, True),
     "j1_p": (_j_hankel(1, 0), 0, 1 / mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("0.02"), 19, True),
     "j1_q": (_j_hankel(1, 1), 0, 1 / mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("0.02"), 23, True),
+    "sinpi": (_sinpi, 0, mp.mpf(1) / 16, 0, 8, True),
+    "cospi": (_cospi, 0, mp.mpf(1) / 16, 0, 8, True),
     "i0_small": (_i_small(0), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 18, True),
     "i1_small": (_i_small(1), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 18, True),
     "i0_dlog": (_i_small_dlog(0), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 3, True),
@@ -147,7 +159,8 @@ FITS = {
 WEIGHTED = {"i0_small", "i1_small", "i0_dlog", "i1_dlog"}
 TWO_PART = {"erf_small": 1, "erfcx_g": 2, "erfinv_central": 2, "erfinv_tail1": 2, "erfinv_tail2": 2,
             "erfinv_tail3": 2, "erfinv_tail4": 2, "i0_small": 2, "i1_small": 2, "i0_large": 2, "i1_large": 2,
-            "j0_small": 2, "j1_small": 2, "j0_p": 2, "j0_q": 2, "j1_p": 2, "j1_q": 2}   # how many of the first coefficients come in two parts
+            "j0_small": 2, "j1_small": 2, "j0_p": 2, "j0_q": 2, "j1_p": 2, "j1_q": 2,
+            "sinpi": 2, "cospi": 2}   # how many of the first coefficients come in two parts
 
 
 def chebyshev_fit(f, lo, hi, center, degree):

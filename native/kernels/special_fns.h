@@ -260,6 +260,8 @@ static inline LM_HD double lm_entr(double x) {
     return x == 0 ? 0 : -INFINITY;
 }
 
+#ifdef __cplusplus
+/* CUDA's form (the C side's is vmath_sinc.h's, which vectorises) */
 /* sin(pi x) / (pi x) with sin(pi x) reduced exactly (x mod 2), 1 at 0, NaN at +-inf */
 static inline LM_HD double lm_sinc(double x) {
     if (x != x || isinf(x)) return NAN;   /* sin(inf) is NaN: NumPy's and PyTorch's value */
@@ -269,6 +271,8 @@ static inline LM_HD double lm_sinc(double x) {
     if (r == floor(r)) s = 0;
     return s / (LM_PI * x);
 }
+
+#endif
 
 /* x log1p(y), 0 where x is 0 unless y is NaN */
 static inline LM_HD double lm_xlog1py(double x, double y) {
