@@ -204,6 +204,7 @@ static inline LM_HD float lm_erff(float x) {
 #include "vmath_erfinv.h"
 #include "vmath_fmod.h"
 #include "vmath_sinc.h"
+#include "vmath_gamma.h"
 #include "vmath_trig.h"
 #include "vmath_bessel.h"   /* after vmath_trig.h: J0 and J1 take its lm_sincos */
 

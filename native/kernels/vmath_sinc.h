@@ -25,14 +25,21 @@ static const double lm_cospi[9] = {
 #define LM_COSPI_LO0 -0x1.6b01f236fcd27p-56
 #define LM_COSPI_LO1 -0x1.1a537cd1ca963p-54
 
-LM_VM double lm_sinc(double x) {
+/* sin(pi x) / pi and cos(pi x) / pi for a finite x, and r (x reduced to [-1, 1], exactly) */
+LM_VM double lm_sincospi(double x, double *sn, double *cs) {
     double r = x - 2.0 * rint(0.5 * x), n = rint(2.0 * r), f = r - 0.5 * n, z = f * f;
     double rs, ps = lm_poly_pair(lm_sinpi, 9, z, LM_SINPI_LO0, LM_SINPI_LO1, &rs);
     double rc, pc = lm_poly_pair(lm_cospi, 9, z, LM_COSPI_LO0, LM_COSPI_LO1, &rc);
     double s = fma(f, ps, f * rs), c = pc + rc;
     int64_t q = lm_bits64(n + LM_RND_SHIFT) - lm_bits64(LM_RND_SHIFT);
-    double v = (q & 1) ? c : s;
-    v = (q & 2) ? -v : v;
+    double sq = (q & 1) ? c : s, cq = (q & 1) ? -s : c;
+    *sn = (q & 2) ? -sq : sq;
+    *cs = (q & 2) ? -cq : cq;
+    return r;
+}
+
+LM_VM double lm_sinc(double x) {
+    double v, c, r = lm_sincospi(x, &v, &c);
     v = r == rint(r) ? 0.0 : v;
     double y = v / x;
     y = x == 0 ? 1.0 : y;
