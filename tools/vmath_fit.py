@@ -134,6 +134,7 @@ FITS = {
     "erf_small": (_erf_small, 0, ERF_SMALL ** 2, 0, 9, True),
     "erfcx_dlog": (_erfcx_dlog, 0, 1 / K_ERFCX, 0, 4, False),
     "erfcx_g": (_erfcx_g, 0, 1 / K_ERFCX, mp.mpf("0.34375"), 31, True),
+    "erf_g": (_erfcx_g, 1 / (6 + K_ERFCX), 1 / (ERF_SMALL + K_ERFCX), mp.mpf("0.3125"), 14, True),
     "erfinv_central": (_erfinv_over_x, 0, 5, mp.mpf(2.5), 22, True),
     "erfinv_tail1": (_erfinv_over_s, mp.sqrt(5), 4, mp.mpf("3.125"), 22, True),
     "erfinv_tail2": (_erfinv_over_s, 4, mp.mpf("6.05"), mp.mpf("5.0"), 22, True),
@@ -156,11 +157,12 @@ FITS = {
 }
 
 
-WEIGHTED = {"i0_small", "i1_small", "i0_dlog", "i1_dlog"}
+WEIGHTED = {"i0_small": True, "i1_small": True, "i0_dlog": True, "i1_dlog": True,
+            "erf_g": lambda r: r * mp.exp(-(1 / r - K_ERFCX) ** 2)}   # erf's erfcx: absolute in erfc
 TWO_PART = {"erf_small": 1, "erfcx_g": 2, "erfinv_central": 2, "erfinv_tail1": 2, "erfinv_tail2": 2,
             "erfinv_tail3": 2, "erfinv_tail4": 2, "i0_small": 2, "i1_small": 2, "i0_large": 2, "i1_large": 2,
             "j0_small": 2, "j1_small": 2, "j0_p": 2, "j0_q": 2, "j1_p": 2, "j1_q": 2,
-            "sinpi": 2, "cospi": 2}   # how many of the first coefficients come in two parts
+            "sinpi": 2, "cospi": 2, "erf_g": 2}   # how many of the first coefficients come in two parts
 
 
 def chebyshev_fit(f, lo, hi, center, degree):
@@ -192,19 +194,22 @@ def chebyshev_fit(f, lo, hi, center, degree):
 
 
 def rounded_fit(f, lo, hi, center, degree, two_part, weighted=False):
-    """chebyshev_fit's (weighted_fit's) coefficients rounded to double, the first two_part of them in two
-    parts (hi + lo)"""
-    exact = (weighted_fit if weighted else chebyshev_fit)(f, lo, hi, center, degree)
+    """chebyshev_fit's (weighted_fit's; weighted may be the weight) coefficients rounded to double, the first
+    two_part of them in two parts (hi + lo)"""
+    if weighted:
+        exact = weighted_fit(f, lo, hi, center, degree, None if weighted is True else weighted)
+    else:
+        exact = chebyshev_fit(f, lo, hi, center, degree)
     out = [mp.mpf(float(c)) for c in exact]
     for k in range(two_part):
         out[k] += mp.mpf(float(exact[k] - out[k]))
     return out
 
 
-def weighted_fit(f, lo, hi, center, degree):
-    """coefficients of (v - center)^k of the least-squares fit of p / f - 1 at 4 (degree + 1) Chebyshev
-    nodes: relative accuracy where f spans orders of magnitude (interpolation's error is even in
-    absolute terms)"""
+def weighted_fit(f, lo, hi, center, degree, weight=None):
+    """coefficients of (v - center)^k of the least-squares fit of (p - f) weight at 4 (degree + 1) Chebyshev
+    nodes, weight 1/f by default (relative accuracy, where f spans orders of magnitude: interpolation's error
+    is even in absolute terms)"""
     lo, hi, center = mp.mpf(lo), mp.mpf(hi), mp.mpf(center)
     n = 4 * (degree + 1)
     mid, half = (lo + hi) / 2, (hi - lo) / 2
@@ -213,14 +218,15 @@ def weighted_fit(f, lo, hi, center, degree):
     b = mp.matrix(n, 1)
     for i, v in enumerate(vs):
         fv = f(v)
+        wv = weight(v) if weight else 1 / fv
         for k in range(degree + 1):
-            a[i, k] = (v - center) ** k / fv
-        b[i] = 1
+            a[i, k] = (v - center) ** k * wv
+        b[i] = fv * wv
     sol, _ = mp.qr_solve(a, b)
     return [sol[k] for k in range(degree + 1)]
 
 
-def rounded_error(f, lo, hi, center, coeffs, relative):
+def rounded_error(f, lo, hi, center, coeffs, relative, weight=None):
     lo, hi = mp.mpf(lo), mp.mpf(hi)
     worst = mp.mpf(0)
     for i in range(2001):
@@ -229,7 +235,7 @@ def rounded_error(f, lo, hi, center, coeffs, relative):
         for c in reversed(coeffs):
             p = p * (v - center) + c
         ref = f(v)
-        e = abs(p - ref) / (abs(ref) if relative else 1)
+        e = abs(p - ref) * weight(v) if weight else abs(p - ref) / (abs(ref) if relative else 1)
         worst = max(worst, e)
     return worst
 
@@ -255,9 +261,10 @@ def main():
         sys.exit(f"no such fit: {', '.join(sorted(unknown))}")
     for name in args.names or FITS:
         f, lo, hi, center, degree, relative = FITS[name]
-        coeffs = rounded_fit(f, lo, hi, center, degree, TWO_PART.get(name, 0), name in WEIGHTED)
-        err = rounded_error(f, lo, hi, center, coeffs, relative)
-        kind = "relative" if relative else "absolute"
+        weight = WEIGHTED.get(name, False)
+        coeffs = rounded_fit(f, lo, hi, center, degree, TWO_PART.get(name, 0), weight)
+        err = rounded_error(f, lo, hi, center, coeffs, relative, None if weight is True else (weight or None))
+        kind = "weighted" if callable(WEIGHTED.get(name)) else ("relative" if relative else "absolute")
         print(f"/* {name}: degree {degree} in v - {float(center)!r} on [{float(lo)!r}, {float(hi)!r}], "
               f"{kind} error {float(err):.2e} (2^{float(mp.log(err, 2)):.1f}) */")
         print(f"static const double lm_{name}[{degree + 1}] = {c_initializer(coeffs)};")
