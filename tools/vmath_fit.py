@@ -68,23 +68,101 @@ def _erf_small(z):
     return mp.erf(x) / x
 
 
-# name: (function of v, lo, hi, center, degree, relative error?); the fits in TWO_PART also print the
+def _i_small(nu):
+    """I_nu(x) / (x/2)^nu at z = x^2 / 4: the power series sum z^k / (k! (k + nu)!)"""
+    return lambda z: mp.besseli(nu, 2 * mp.sqrt(z)) / mp.sqrt(z) ** nu if z > 0 else mp.mpf(1)
+
+
+def _i_small_dlog(nu):
+    """(z + z0) d/dz log _i_small(nu), z0 = (j_nu,1 / 2)^2 its nearest pole (a zero of the series on the
+    negative axis, where I_nu(2 sqrt z) is a J_nu): how the series moves with the rounding error of z"""
+    f = _i_small(nu)
+    z0 = I_DLOG_POLE[nu]
+    return lambda z: (z + z0) * (mp.diff(lambda t: mp.log(f(t)), z) if z > 0 else mp.mpf(1) / (nu + 1))
+
+
+def _i_large(nu):
+    """e^-x I_nu(x) sqrt(x) at v = 1/x: 1/sqrt(2 pi) at v = 0"""
+    return lambda v: mp.besseli(nu, 1 / v) * mp.exp(-1 / v) / mp.sqrt(v) if v > 0 else 1 / mp.sqrt(2 * mp.pi)
+
+
+BESSEL_J_SPLIT = 5   # J0, J1: their first zeros factored out below |x| = 5, Hankel's asymptotic form above
+J_ZEROS = {0: [mp.besseljzero(0, 1) ** 2, mp.besseljzero(0, 2) ** 2], 1: [mp.besseljzero(1, 1) ** 2]}
+
+
+def _j_small(nu):
+    """J_nu(x) / (x^nu prod (z - j^2)) at z = x^2, the product over J_ZEROS[nu]"""
+    def f(z):
+        x = mp.sqrt(z)
+        den = mp.fprod(z - r for r in J_ZEROS[nu])
+        return (mp.besselj(nu, x) / x ** nu if z > 0 else mp.mpf(1) / 2 ** nu) / den
+    return f
+
+
+def _j_hankel(nu, part):
+    """Hankel's P_nu (part 0) and 8x Q_nu (part 1) at w = 1/x^2: J_nu = sqrt(2/(pi x)) (P cos chi - Q sin chi),
+    chi = x - (2 nu + 1) pi/4; 1 and 4 nu^2 - 1 at w = 0"""
+    def f(w):
+        if w == 0:
+            return mp.mpf(1) if part == 0 else mp.mpf(4 * nu * nu - 1)
+        x = 1 / mp.sqrt(w)
+        chi = x - (2 * nu + 1) * mp.pi / 4
+        j, y, k = mp.besselj(nu, x), mp.bessely(nu, x), mp.sqrt(mp.pi * x / 2)
+        return k * (j * mp.cos(chi) + y * mp.sin(chi)) if part == 0 else 8 * x * k * (y * mp.cos(chi) - j * mp.sin(chi))
+    return f
+
+
+def _sinpi(z):
+    """sin(pi f) / (pi f) at z = f^2: 1 at 0"""
+    return mp.sin(mp.pi * mp.sqrt(z)) / (mp.pi * mp.sqrt(z)) if z > 0 else mp.mpf(1)
+
+
+def _cospi(z):
+    """cos(pi f) / pi at z = f^2"""
+    return mp.cos(mp.pi * mp.sqrt(z)) / mp.pi
+
+
+BESSEL_I_SPLIT = 10   # power series below |x| = 10, the asymptotic form above
+I_DLOG_POLE = [float((mp.besseljzero(nu, 1) / 2) ** 2) for nu in (0, 1)]   # printed: the C code divides by z + it
+
+
+# name: (function of v, lo, hi, center, degree, relative error?); the fits in WEIGHTED are least-squares fits
+# of the relative error; the fits in TWO_PART also print the
 # rounding errors of their first coefficients (LM_NAME_LO0, LO1: constant, linear), which the C code adds
 # to a small term
 FITS = {
     "erf_small": (_erf_small, 0, ERF_SMALL ** 2, 0, 9, True),
     "erfcx_dlog": (_erfcx_dlog, 0, 1 / K_ERFCX, 0, 4, False),
     "erfcx_g": (_erfcx_g, 0, 1 / K_ERFCX, mp.mpf("0.34375"), 31, True),
+    "erf_g": (_erfcx_g, 1 / (6 + K_ERFCX), 1 / (ERF_SMALL + K_ERFCX), mp.mpf("0.3125"), 14, True),
     "erfinv_central": (_erfinv_over_x, 0, 5, mp.mpf(2.5), 22, True),
     "erfinv_tail1": (_erfinv_over_s, mp.sqrt(5), 4, mp.mpf("3.125"), 22, True),
     "erfinv_tail2": (_erfinv_over_s, 4, mp.mpf("6.05"), mp.mpf("5.0"), 22, True),
     "erfinv_tail3": (_erfinv_over_s, 6, mp.mpf("11.5"), mp.mpf("8.75"), 22, True),
     "erfinv_tail4": (_erfinv_over_s, mp.mpf("11.5"), mp.mpf("27.3"), mp.mpf("19.5"), 22, True),
+    "j0_small": (_j_small(0), 0, mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("12.5"), 11, True),
+    "j1_small": (_j_small(1), 0, mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("12.5"), 12, True),
+    "j0_p": (_j_hankel(0, 0), 0, 1 / mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("0.02"), 19, True),
+    "j0_q": (_j_hankel(0, 1), 0, 1 / mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("0.02"), 23, True),
+    "j1_p": (_j_hankel(1, 0), 0, 1 / mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("0.02"), 19, True),
+    "j1_q": (_j_hankel(1, 1), 0, 1 / mp.mpf(BESSEL_J_SPLIT) ** 2, mp.mpf("0.02"), 23, True),
+    "sinpi": (_sinpi, 0, mp.mpf(1) / 16, 0, 8, True),
+    "cospi": (_cospi, 0, mp.mpf(1) / 16, 0, 8, True),
+    "i0_small": (_i_small(0), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 18, True),
+    "i1_small": (_i_small(1), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 18, True),
+    "i0_dlog": (_i_small_dlog(0), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 3, True),
+    "i1_dlog": (_i_small_dlog(1), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 3, True),
+    "i0_large": (_i_large(0), 0, 1 / mp.mpf(BESSEL_I_SPLIT), mp.mpf("0.05"), 20, True),
+    "i1_large": (_i_large(1), 0, 1 / mp.mpf(BESSEL_I_SPLIT), mp.mpf("0.05"), 20, True),
 }
 
 
+WEIGHTED = {"i0_small": True, "i1_small": True, "i0_dlog": True, "i1_dlog": True,
+            "erf_g": lambda r: r * mp.exp(-(1 / r - K_ERFCX) ** 2)}   # erf's erfcx: absolute in erfc
 TWO_PART = {"erf_small": 1, "erfcx_g": 2, "erfinv_central": 2, "erfinv_tail1": 2, "erfinv_tail2": 2,
-            "erfinv_tail3": 2, "erfinv_tail4": 2}   # how many of the first coefficients come in two parts
+            "erfinv_tail3": 2, "erfinv_tail4": 2, "i0_small": 2, "i1_small": 2, "i0_large": 2, "i1_large": 2,
+            "j0_small": 2, "j1_small": 2, "j0_p": 2, "j0_q": 2, "j1_p": 2, "j1_q": 2,
+            "sinpi": 2, "cospi": 2, "erf_g": 2}   # how many of the first coefficients come in two parts
 
 
 def chebyshev_fit(f, lo, hi, center, degree):
@@ -115,16 +193,40 @@ def chebyshev_fit(f, lo, hi, center, degree):
     return [c / half ** k for k, c in enumerate(out)]
 
 
-def rounded_fit(f, lo, hi, center, degree, two_part):
-    """chebyshev_fit's coefficients rounded to double, the first two_part of them in two parts (hi + lo)"""
-    exact = chebyshev_fit(f, lo, hi, center, degree)
+def rounded_fit(f, lo, hi, center, degree, two_part, weighted=False):
+    """chebyshev_fit's (weighted_fit's; weighted may be the weight) coefficients rounded to double, the first
+    two_part of them in two parts (hi + lo)"""
+    if weighted:
+        exact = weighted_fit(f, lo, hi, center, degree, None if weighted is True else weighted)
+    else:
+        exact = chebyshev_fit(f, lo, hi, center, degree)
     out = [mp.mpf(float(c)) for c in exact]
     for k in range(two_part):
         out[k] += mp.mpf(float(exact[k] - out[k]))
     return out
 
 
-def rounded_error(f, lo, hi, center, coeffs, relative):
+def weighted_fit(f, lo, hi, center, degree, weight=None):
+    """coefficients of (v - center)^k of the least-squares fit of (p - f) weight at 4 (degree + 1) Chebyshev
+    nodes, weight 1/f by default (relative accuracy, where f spans orders of magnitude: interpolation's error
+    is even in absolute terms)"""
+    lo, hi, center = mp.mpf(lo), mp.mpf(hi), mp.mpf(center)
+    n = 4 * (degree + 1)
+    mid, half = (lo + hi) / 2, (hi - lo) / 2
+    vs = [mid + half * mp.cos(mp.pi * (k + mp.mpf(1) / 2) / n) for k in range(n)]
+    a = mp.matrix(n, degree + 1)
+    b = mp.matrix(n, 1)
+    for i, v in enumerate(vs):
+        fv = f(v)
+        wv = weight(v) if weight else 1 / fv
+        for k in range(degree + 1):
+            a[i, k] = (v - center) ** k * wv
+        b[i] = fv * wv
+    sol, _ = mp.qr_solve(a, b)
+    return [sol[k] for k in range(degree + 1)]
+
+
+def rounded_error(f, lo, hi, center, coeffs, relative, weight=None):
     lo, hi = mp.mpf(lo), mp.mpf(hi)
     worst = mp.mpf(0)
     for i in range(2001):
@@ -133,7 +235,7 @@ def rounded_error(f, lo, hi, center, coeffs, relative):
         for c in reversed(coeffs):
             p = p * (v - center) + c
         ref = f(v)
-        e = abs(p - ref) / (abs(ref) if relative else 1)
+        e = abs(p - ref) * weight(v) if weight else abs(p - ref) / (abs(ref) if relative else 1)
         worst = max(worst, e)
     return worst
 
@@ -159,12 +261,18 @@ def main():
         sys.exit(f"no such fit: {', '.join(sorted(unknown))}")
     for name in args.names or FITS:
         f, lo, hi, center, degree, relative = FITS[name]
-        coeffs = rounded_fit(f, lo, hi, center, degree, TWO_PART.get(name, 0))
-        err = rounded_error(f, lo, hi, center, coeffs, relative)
-        kind = "relative" if relative else "absolute"
+        weight = WEIGHTED.get(name, False)
+        coeffs = rounded_fit(f, lo, hi, center, degree, TWO_PART.get(name, 0), weight)
+        err = rounded_error(f, lo, hi, center, coeffs, relative, None if weight is True else (weight or None))
+        kind = "weighted" if callable(WEIGHTED.get(name)) else ("relative" if relative else "absolute")
         print(f"/* {name}: degree {degree} in v - {float(center)!r} on [{float(lo)!r}, {float(hi)!r}], "
               f"{kind} error {float(err):.2e} (2^{float(mp.log(err, 2)):.1f}) */")
         print(f"static const double lm_{name}[{degree + 1}] = {c_initializer(coeffs)};")
+        if name in ("j0_small", "j1_small"):
+            for k, r in enumerate(J_ZEROS[int(name[1])]):
+                print(f"#define LM_{name[:2].upper()}_ZERO{k + 1} {float(r).hex()}, {float(r - mp.mpf(float(r))).hex()}")
+        if name.endswith("_dlog") and name[0] == "i":
+            print(f"#define LM_{name.upper()}_POLE {I_DLOG_POLE[int(name[1])].hex()}")
         for k in range(TWO_PART.get(name, 0)):
             print(f"#define LM_{name.upper()}_LO{k} {float(coeffs[k] - mp.mpf(float(coeffs[k]))).hex()}")
 

@@ -99,6 +99,18 @@ static inline lm_complex128 lm_cmul128(lm_complex128 a, lm_complex128 b) {
 #define lm_fmod(T, a, b) _Generic((T)0, \
     float: fmodf((float)(a), (float)(b)), double: fmod((double)(a), (double)(b)), \
     default: lm_itrunc_mod((int64_t)(a), (int64_t)(b)))
+/* their short forms and test, for float and double (vmath_fmod.h; a body's LM_PW_NAME_SHORT, which only floating
+ * loops take; integers compile the double branch) */
+#define lm_fmod_short_ok_(T, a, b) _Generic((T)0, float: lm_fmodf_short_ok((float)(a), (float)(b)), \
+    default: lm_fmod_short_ok((double)(a), (double)(b)))
+#define lm_fmod_short_(T, a, b) _Generic((T)0, float: lm_fmodf_short((float)(a), (float)(b)), \
+    default: lm_fmod_short((double)(a), (double)(b)))
+#define lm_remainder_short(T, a, b) _Generic((T)0, float: lm_fmod_pyf_short((float)(a), (float)(b)), \
+    default: lm_fmod_py_short((double)(a), (double)(b)))
+#define lm_floor_div_short(T, a, b) _Generic((T)0, float: (float)lm_floordiv_py_short((double)(a), (double)(b)), \
+    default: lm_floordiv_py_short((double)(a), (double)(b)))
+/* floor_divide's float loops compute in double: their test is double's */
+#define lm_floor_div_short_ok(T, a, b) lm_fmod_short_ok((double)(a), (double)(b))
 #define lm_pow(T, a, b) _Generic((T)0, \
     float: lm_powf((float)(a), (float)(b)), double: pow((double)(a), (double)(b)), \
     default: lm_ipow((int64_t)(a), (int64_t)(b)))
@@ -112,6 +124,10 @@ static inline lm_complex128 lm_cmul128(lm_complex128 a, lm_complex128 b) {
 #define lm_bitwise_xor(T, a, b) _Generic((T)0, bool: (bool)((a) ^ (b)), float: 0, double: 0, \
     default: (T)((a) ^ (b)))
 #define lm_bitwise_not(T, a) _Generic((T)0, bool: !(a), float: (a), double: (a), default: ~(a))
+
+/* special functions computed in double (vmath_bessel.h & co.): for float results their _f32 forms, which
+ * skip the compensations that only double needs */
+#define LM_SPECIAL(T, fn, x) _Generic((T)0, float: (T)lm_##fn##_f32((double)(x)), default: (T)lm_##fn((double)(x)))
 
 /* the same for helpers of floating-only ops */
 #define LM_FLOAT_TYPED(T, name) _Generic((T)0, float: name##_f32, default: name##_f64)
@@ -186,7 +202,11 @@ static inline LM_HD float lm_erff(float x) {
 #include "vmath_pow.h"
 #include "vmath_erf.h"
 #include "vmath_erfinv.h"
+#include "vmath_fmod.h"
+#include "vmath_sinc.h"
+#include "vmath_gamma.h"
 #include "vmath_trig.h"
+#include "vmath_bessel.h"   /* after vmath_trig.h: J0 and J1 take its lm_sincos */
 
 #ifndef __cplusplus
 /* LM_MATH's and LM_CMATH's functions (C side): <math.h>'s, but the vectorising forms of vmath.h
@@ -210,10 +230,12 @@ LM_VMATH_FORMS(tan)
 LM_VMATH_SHORT(sin) LM_VMATH_SHORT(cos) LM_VMATH_SHORT(tan)
 LM_VM bool lm_f_trig_short_ok(float x) { return lm_trig_shortf_ok(x); }
 LM_VM bool lm_d_trig_short_ok(double x) { return lm_trig_short_ok(x); }
-/* LM_MATH2's: <math.h>'s, but atan2 vmath_trig.h's */
+/* LM_MATH2's: <math.h>'s, but atan2 vmath_trig.h's and nextafter vmath_fmod.h's */
 #define LM_LIBM2(fn) LM_VM float lm_f2_##fn(float a, float b) { return fn##f(a, b); } \
     LM_VM double lm_d2_##fn(double a, double b) { return fn(a, b); }
-LM_LIBM2(copysign) LM_LIBM2(hypot) LM_LIBM2(nextafter)
+LM_LIBM2(copysign) LM_LIBM2(hypot)
+LM_VM float lm_f2_nextafter(float a, float b) { return lm_nextafterf(a, b); }
+LM_VM double lm_d2_nextafter(double a, double b) { return lm_nextafter(a, b); }
 LM_VM float lm_f2_atan2(float a, float b) { return lm_atan2f(a, b); }
 LM_VM double lm_d2_atan2(double a, double b) { return lm_atan2(a, b); }
 LM_VM float lm_f_exp(float x) { return lm_expf(x); }
@@ -383,6 +405,7 @@ static inline LM_HD double lm_bitwise_not_(double a) { return a; }
 template <class X> static inline LM_HD X lm_bitwise_not_(X a) { return (X)~a; }
 #define lm_bitwise_not(T, a) lm_bitwise_not_((T)(a))
 
+#define LM_SPECIAL(T, fn, x) ((T)lm_##fn((double)(x)))   /* special_fns.h's, in double */
 #define LM_TYPED(T, name) name<T>
 #define LM_TYPED_FN(name, DEF) template <class T> DEF(T, name)
 #define LM_FLOAT_TYPED(T, name) name<T>

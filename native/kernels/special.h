@@ -8,6 +8,8 @@
 
 #define LM_PI 3.14159265358979323846
 
+#ifdef __cplusplus
+/* CUDA's form (the C side's is vmath_gamma.h's, which vectorises) */
 /* psi(x): reflection below 0, recurrence up to 10, then the asymptotic series
  * (Bernoulli terms to x^-10, below 1e-13 relative there). psi(0) is -inf and
  * psi at a negative integer NaN, as PyTorch's. */
@@ -24,6 +26,8 @@ static inline LM_HD double lm_digamma(double x) {
     double s = z * (1.0 / 12 - z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132)))));
     return acc + log(x) - 0.5 / x - s;
 }
+
+#endif
 
 /* Hurwitz zeta(s, q) for integer s >= 2: the first terms summed directly until
  * q + k >= 10 + s, the rest by Euler-Maclaurin. At q a non-positive integer the
@@ -65,6 +69,14 @@ static inline LM_HD double lm_polygamma(int64_t n, double x) {
         return (n & 1) ? INFINITY : -INFINITY;
     return ((n & 1) ? f : -f) * lm_hurwitz_zeta((double)(n + 1), x);
 }
+
+/* polygamma's body: the C side takes vmath_gamma.h's trigamma for n = 1 (a loop invariant: GCC unswitches
+ * the loop, and the n = 1 copy vectorises) */
+#ifdef __cplusplus
+#define LM_POLYGAMMA(n, x) lm_polygamma(n, x)
+#else
+#define LM_POLYGAMMA(n, x) ((n) == 1 ? lm_trigamma(x) : lm_polygamma(n, x))
+#endif
 
 #ifdef __cplusplus
 /* CUDA's form (the C side's is vmath_erfinv.h's, which vectorises) */

@@ -86,6 +86,8 @@ static inline LM_HD double lm_ndtri(double p) {
 
 #endif
 
+#ifdef __cplusplus
+/* CUDA's forms (the C side's are vmath_bessel.h's, which vectorise) */
 /* exp(-|x|) I_nu(|x|) for nu in {0, 1}: the power series (all terms positive) up to 25,
  * the asymptotic series e^x / sqrt(2 pi x) sum_k (-1)^k a_k(nu) / x^k beyond */
 static inline LM_HD double lm_bessel_ie(int nu, double x) {
@@ -119,6 +121,10 @@ static inline LM_HD double lm_i1(double x) {
     return x != x ? x : fabs(x) > 713 ? copysign(INFINITY, x) : copysign(lm_bessel_ie(1, x) * exp(fabs(x)), x);
 }
 
+#endif
+
+#ifdef __cplusplus
+/* CUDA's forms (the C side's are vmath_bessel.h's, which vectorise) */
 /* J_nu(x), nu in {0, 1}, x >= 0: Miller's backward recurrence normalized by
  * J_0 + 2 sum J_2k = 1 up to 25, Hankel's asymptotic expansion beyond */
 static inline LM_HD double lm_bessel_j(int nu, double x) {
@@ -153,6 +159,8 @@ static inline LM_HD double lm_bessel_j(int nu, double x) {
 
 static inline LM_HD double lm_j0(double x) { return x != x ? x : lm_bessel_j(0, fabs(x)); }
 static inline LM_HD double lm_j1(double x) { return x != x ? x : copysign(1.0, x) * lm_bessel_j(1, fabs(x)); }
+
+#endif
 
 /* Hurwitz zeta(x, q) as scipy.special.zeta: inf at x = 1, NaN below (and for q < 0 where
  * q^-x is not real). Large x sums the few terms that matter directly; lm_hurwitz_zeta's
@@ -252,6 +260,8 @@ static inline LM_HD double lm_entr(double x) {
     return x == 0 ? 0 : -INFINITY;
 }
 
+#ifdef __cplusplus
+/* CUDA's form (the C side's is vmath_sinc.h's, which vectorises) */
 /* sin(pi x) / (pi x) with sin(pi x) reduced exactly (x mod 2), 1 at 0, NaN at +-inf */
 static inline LM_HD double lm_sinc(double x) {
     if (x != x || isinf(x)) return NAN;   /* sin(inf) is NaN: NumPy's and PyTorch's value */
@@ -261,6 +271,8 @@ static inline LM_HD double lm_sinc(double x) {
     if (r == floor(r)) s = 0;
     return s / (LM_PI * x);
 }
+
+#endif
 
 /* x log1p(y), 0 where x is 0 unless y is NaN */
 static inline LM_HD double lm_xlog1py(double x, double y) {

@@ -245,26 +245,27 @@ LM_VM double lm_acosh(double x) {
 }
 
 /* (m + ml) e^(x + xl) as a pair yh + *yl, for |xl| <= 2^-40 |x| (x + xl an exact pair such as -a^2,
- * which lm_exp would take rounded: 2^-53 |x| relative in the result) and finite m > 0, |ml| <= 2^-52 m:
+ * which lm_exp would take rounded: 2^-53 |x| relative in the result) and finite m > 0, |ml| <= 2^-40 m:
  * m + m r + m (e^(r + c) - 1 - r) + ml, with r + c = x + xl - n ln 2, summed without rounding but for
- * the small terms, then scaled by 2^n (exact unless the result is subnormal; *yl is then meaningless) */
+ * the small terms, then scaled by 2^n (exact unless the result is subnormal; *yl is then meaningless).
+ * x up to 746, past e^x's overflow, for a small m (I0's e^x / sqrt(2 pi x)): the product overflows itself */
 LM_VM double lm_exp_mul2(double x, double xl, double m, double ml, double *yl) {
-    double xc = x > 709.79 ? 709.79 : (x < -746.0 ? -746.0 : x);
+    double xc = x > 746.0 ? 746.0 : (x < -746.0 ? -746.0 : x);
     double k = xc * 0x1.71547652b82fep0 + LM_RND_SHIFT;
     double n = k - LM_RND_SHIFT;
     double rh = xc - n * LM_LN2_HI, t = n * LM_LN2_LO - xl, r = rh - t, c = (rh - r) - t;
     double w = lm_expm1_tail(r);
     double sl = w + c * ((r + w) + 1.0);   /* e^(r + c) - 1 - r */
     double p = m * r, pl = fma(m, r, -p);
-    double sh = m + p, e = ((m - sh) + p) + (pl + fma(m, sl, ml));   /* |m r| < m: Fast2Sum */
+    double sh = m + p, e = ((m - sh) + p) + (pl + fma(m, sl, fma(ml, r, ml)));   /* |m r| < m: Fast2Sum */
     double h = sh + e, l = e - (h - sh);
     int64_t ni = lm_bits64(k) - lm_bits64(LM_RND_SHIFT), n1 = ni / 2, n2 = ni - n1;
     double s1 = lm_from_bits64((n1 + 1023) << 52), s2 = lm_from_bits64((n2 + 1023) << 52);
     double y = h * s1 * s2, yls = l * s1 * s2;
     yls = x < -746.0 ? 0.0 : yls;   /* single-condition selects, as lm_log */
-    *yl = x > 709.79 ? 0.0 : yls;
+    *yl = x > 746.0 ? 0.0 : yls;
     y = x < -746.0 ? 0.0 : y;
-    return x > 709.79 ? INFINITY : y;
+    return x > 746.0 ? INFINITY : y;
 }
 
 LM_VM double lm_exp_mul(double x, double xl, double m, double ml) {
@@ -287,6 +288,23 @@ LM_VM double lm_poly(const double *c, int n, double u) {
     return fma(fma(fma(p[3], u, p[2]), u, p[1]), u, p[0]);
 }
 #define LM_POLY(c, u) lm_poly(c, (int)(sizeof(c) / sizeof((c)[0])), u)
+
+/* the same polynomial as a pair h + *lo, the last m steps compensated (Graillat, Langlois and Louvet,
+ * "Compensated Horner scheme", 2005: each step's product and sum errors summed by a second Horner): where
+ * the high terms carry the value (a series of positive terms at its top end) every step's rounding would
+ * count in full. lo0, lo1: the low parts of the constant and linear coefficients. */
+LM_VM double lm_poly_comp(const double *c, int n, int m, double u, double lo0, double lo1, double *lo) {
+    double h = lm_poly(c, n - m, u), e = 0.0;
+#pragma GCC unroll 16
+    for (int k = n - m; k < n; k++) {
+        double p = h * u, pe = fma(h, u, -p);
+        double s = p + c[k], sb = s - p, se = (p - (s - sb)) + (c[k] - sb);   /* TwoSum */
+        e = fma(e, u, pe + se) + (k == n - 2 ? lo1 : (k == n - 1 ? lo0 : 0.0));
+        h = s;
+    }
+    *lo = e;
+    return h;
+}
 
 /* the same polynomial as a pair sh + *rest with c[n-1] and c[n-2] (the constant and linear coefficients) in
  * two parts (their low parts lo0, lo1) and c[n-2] u exact: where the higher terms are small, only the small

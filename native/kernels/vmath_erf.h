@@ -87,6 +87,16 @@ static const double lm_erfcx_dlog[5] = {
     0x1.00602b75ce1dcp+0,
 };
 
+/* erf_g: degree 14 in v - 0.3125 on [0.13333333333333333, 0.47619047619047616], weighted error 4.53e-18 (2^-57.6) */
+static const double lm_erf_g[15] = {
+    0x1.24dc3a0f93480p+6, -0x1.3499f4f1b738dp+6, 0x1.331411feba0a0p+4, 0x1.3c2b6f36002d5p+4,
+    -0x1.40dc8c2c22149p+4, 0x1.25ccc72627618p+2, 0x1.53435c583ca97p+2, -0x1.33d47bbdd4f2dp+2,
+    0x1.64de402c6986ep-5, 0x1.2ad892aa6f616p+1, -0x1.ccaa8188934e7p-1, -0x1.3991a3c7387d8p+0,
+    0x1.84c0ca9d8c0b5p-1, 0x1.7e58896286b3fp+0, 0x1.dddc740f3ee2fp-1,
+};
+#define LM_ERF_G_LO0 -0x1.47971a00aacfep-55
+#define LM_ERF_G_LO1 0x1.414ddec679849p-57
+
 #define LM_SQRT1_2_HI 0x1.6a09e667f3bcdp-1
 #define LM_SQRT1_2_LO -0x1.bdd3413b26456p-55
 
@@ -125,18 +135,22 @@ LM_VM double lm_erfc2(double zh, double zl) {
 LM_VM double lm_erfc(double x) { return lm_erfc2(x, 0.0); }
 
 /* erf: x P(x^2) below 0.6, P's constant in two parts so the product rounds once but for its small terms;
- * 1 - erfc |x| above (1 in double from 5.93) */
+ * 1 - erfc |x| above (1 in double from 5.93), where erfc needs only 2^-56 absolute: erfcx from its own fit on
+ * [0.6, 6], weighted by erfc (degree 14 where lm_erfcx_pos needs 31), e^(-x^2) as lm_exp(-hi) (1 - lo) */
 LM_VM double lm_erf(double x) {
-    enum { N = sizeof(lm_erf_small) / sizeof(lm_erf_small[0]) };
+    enum { N = sizeof(lm_erf_small) / sizeof(lm_erf_small[0]), NG = sizeof(lm_erf_g) / sizeof(lm_erf_g[0]) };
     double a = fabs(x);
     double xs = a < 0.6 ? x : 0.0, z = xs * xs;
     double sm = fma(xs, lm_erf_small[N - 1], xs * fma(lm_poly(lm_erf_small, N - 1, z), z, LM_ERF_SMALL_LO0));
     double ac = a > 0.6 ? (a < 6.0 ? a : 6.0) : 0.6;
+    double s = ac + 1.5, sb = s - ac, es = (ac - (s - sb)) + (1.5 - sb);   /* TwoSum */
+    double r = 1.0 / s, e = fma(-r, s, 1.0) - es * r;   /* 1/(ac + 1.5) = r (1 + e) */
+    double rest, g = lm_poly_pair(lm_erf_g, NG, r - 0.3125, LM_ERF_G_LO0, LM_ERF_G_LO1, &rest);
+    double p = r * g, rw = fma(r, g, -p) + r * fma(g, e, rest);
     double hi = ac * ac, lo = fma(ac, ac, -hi);
-    double yl, yh = lm_erfcx_pos(ac, 0.0, &yl);
-    double y = copysign(1.0 - lm_exp_mul(-hi, -lo, yh, yl), x);
-    y = a < 0.6 ? sm : y;
-    return x != x ? x : y;
+    double big = copysign(1.0 - lm_exp(-hi) * fma(-p, lo, p + rw), x);   /* e^(-hi - lo) y */
+    big = a < 0.6 ? sm : big;
+    return x != x ? x : big;
 }
 
 /* erfcx x = e^(x^2) erfc x: erfcx_pos from 0 on, 2 e^(x^2) - erfcx |x| below (+inf from -26.6 on), its

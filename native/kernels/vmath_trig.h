@@ -402,19 +402,29 @@ LM_VM double lm_rem_pio2_short(double x, double *rl, double *n) {
     return rh;
 }
 
-/* which: 0 sin, 1 cos, 2 tan, as lm_trigf; polynomials on |r| <= pi/4 to 2^-57 with r's low part
- * rl added to first order */
-LM_VM double lm_trig_from(double x, double rh, double rl, double nd, int which) {
-    double a = fabs(x);
+/* sin and cos of r = rh + rl, |rh| <= pi/4, as w + cl and rh + sl (w = 1 - r^2/2): polynomials to 2^-57
+ * with rl added to first order */
+typedef struct { double s, sl, c, cl, w; } lm_sincos_parts;
+LM_VM lm_sincos_parts lm_sincos_r(double rh, double rl) {
+    lm_sincos_parts p;
     double z = rh * rh;
     double sp = -0x1.5555555555555p-3 + z * (0x1.1111111111110p-7 + z * (-0x1.a01a01a019938p-13 +
                 z * (0x1.71de3a546095bp-19 + z * (-0x1.ae645412c560cp-26 + z * (0x1.61217f0b800d5p-33 +
                 z * -0x1.ab17d404de5b3p-41)))));
     double cp = 0x1.5555555555555p-5 + z * (-0x1.6c16c16c16967p-10 + z * (0x1.a01a019f4eb01p-16 +
                 z * (-0x1.27e4fa17da09ep-22 + z * (0x1.1eeb68e93b64cp-29 + z * -0x1.907da367a37cbp-37))));
-    double hz = 0.5 * z, w = 1.0 - hz;
-    double sl = rh * z * sp + rl * (1.0 - hz), s = rh + sl;
-    double cl = ((1.0 - w) - hz) + (z * z * cp - rh * rl), c = w + cl;
+    double hz = 0.5 * z;
+    p.w = 1.0 - hz;
+    p.sl = rh * z * sp + rl * (1.0 - hz), p.s = rh + p.sl;
+    p.cl = ((1.0 - p.w) - hz) + (z * z * cp - rh * rl), p.c = p.w + p.cl;
+    return p;
+}
+
+/* which: 0 sin, 1 cos, 2 tan, as lm_trigf */
+LM_VM double lm_trig_from(double x, double rh, double rl, double nd, int which) {
+    double a = fabs(x);
+    lm_sincos_parts sc = lm_sincos_r(rh, rl);
+    double s = sc.s, sl = sc.sl, c = sc.c, cl = sc.cl, w = sc.w;
     int64_t n = lm_bits64(nd + LM_RND_SHIFT) - lm_bits64(LM_RND_SHIFT);
     int64_t q = (n + which) & 3;
     double y = (q & 1) ? c : s;
@@ -453,6 +463,32 @@ LM_VM double lm_trig_short(double x, int which) {
 LM_VM double lm_sin_short(double x) { return lm_trig_short(x, 0); }
 LM_VM double lm_cos_short(double x) { return lm_trig_short(x, 1); }
 LM_VM double lm_tan_short(double x) { return lm_trig_short(x, 2); }
+
+/* sin and cos of x - pi/4 for a finite x from one reduction (the Bessel functions' asymptotic forms): x =
+ * n pi/2 + r, then r - pi/4 (r >= 0) or r + pi/4 with n - 1, as a pair, so that near a zero of either the
+ * small result keeps its relative accuracy. The short reduction alone where short_only (|x| < 2^27), else
+ * as lm_trig picks. */
+LM_VM void lm_sincos_pio4(double x, bool short_only, double *sn, double *cs) {
+    double nd, rl, rh;
+    if (short_only) {
+        rh = lm_rem_pio2_short(x, &rl, &nd);
+    } else {
+        bool sh = !(fabs(x) >= 0x1p27);
+        double ndp, rlp, rhp = lm_rem_pio2_ph(sh ? 1.0 : x, &rlp, &ndp);
+        double ns, rls, rhs = lm_rem_pio2_short(sh ? x : 0.0, &rls, &ns);
+        rh = sh ? rhs : rhp, rl = sh ? rls : rlp, nd = sh ? ns : ndp;
+    }
+    double qh = rh >= 0 ? -0x1.921fb54442d18p-1 : 0x1.921fb54442d18p-1;   /* -+pi/4 */
+    double ql = rh >= 0 ? -0x1.1a62633145c07p-55 : 0x1.1a62633145c07p-55;
+    double e = 0.0, th = lm_two_sum(rh, qh, &e);
+    double tl = e + (rl + ql);
+    nd = rh >= 0 ? nd : nd - 1.0;
+    lm_sincos_parts p = lm_sincos_r(th + tl, tl - ((th + tl) - th));
+    int64_t n = lm_bits64(nd + LM_RND_SHIFT) - lm_bits64(LM_RND_SHIFT);
+    double s = (n & 1) ? p.c : p.s, c = (n & 1) ? p.s : p.c;
+    *sn = (n & 2) ? -s : s;
+    *cs = ((n + 1) & 2) ? -c : c;
+}
 #endif
 
 #endif
