@@ -36,6 +36,9 @@ from . import _indexing  # noqa: F401  (installs Tensor.__getitem__/__setitem__,
 from . import _tensor_extras  # noqa: E402  (expand_as, view_as, new_zeros, clip, equal, ...: Tensor methods)
 _tensor_extras.install()
 from ._tensor_extras import equal, nonzero, where  # noqa: E402,F401  (functions as well, as torch's)
+from . import _storage  # noqa: E402  (Tensor.untyped_storage, Tensor.storage)
+_storage.install()
+from ._storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 from ._compile import compile  # noqa: E402,F401
 from ._layout import layout, strided, sparse_coo  # noqa: E402,F401
 from . import _sparse, _sparse_ops  # noqa: E402
