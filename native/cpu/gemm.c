@@ -2,6 +2,8 @@
  * operands in place, else an i-k-j loop; big products split over loom's threads. */
 #include "gemm.h"
 #include "iter.h"
+#include <stdlib.h>
+#include "half.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -126,12 +128,30 @@ static void gemm_one(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_ma
     gemm_loop(dtype, M, N, K, a, b, c, ldc, accumulate);
 }
 
+static float half_at(int dtype, const char *p, int64_t i) {
+    return dtype == LM_BFLOAT16 ? lm_bfloat16_to_float(((const lm_bfloat16 *)p)[i]) : lm_float16_to_float(((const lm_float16 *)p)[i]);
+}
+
+/* A 16-bit product with no memory of its own to pack into (where the packing's allocation failed):
+ * each element converted as it is read, float32 sums in lm_gemm's loop order */
+static void half_loop(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, float *c, int64_t ldc,
+                      bool accumulate) {
+    for (int64_t i = 0; i < M; i++) {
+        float *crow = c + i * ldc;
+        if (!accumulate) for (int64_t j = 0; j < N; j++) crow[j] = 0;
+        for (int64_t k = 0; k < K; k++) {
+            float av = half_at(dtype, a.p, i * a.rs + k * a.cs);
+            for (int64_t j = 0; j < N; j++) crow[j] += av * half_at(dtype, b.p, k * b.rs + j * b.cs);
+        }
+    }
+}
+
 /* Products from LM_GEMM_SERIAL_BELOW up split their longer side over loom's OpenMP threads, each
  * running a single-threaded product, rather than over OpenBLAS's own pool: its threads spin for
  * a long while after each product, and on two cores they then fight the OpenMP threads of every
  * kernel that follows (at the digits CNN's step they took 40% of the CPU time, mostly spinning). */
 typedef struct {
-    int dtype;
+    int dtype, half;   /* half: the operands' 16-bit dtype (C is float32), else -1 */
     int64_t M, N, K, ldc;
     lm_mat a, b;
     char *c;
@@ -140,17 +160,25 @@ typedef struct {
 
 static void split_part(int t, int n, void *vs) {
     const split *S = vs;
-    int64_t item = (int64_t)lm_itemsize(S->dtype), len = S->N >= S->M ? S->N : S->M;
+    int64_t item = (int64_t)lm_itemsize(S->half >= 0 ? S->half : S->dtype), citem = (int64_t)lm_itemsize(S->dtype);
+    int64_t len = S->N >= S->M ? S->N : S->M;
     int64_t lo = len * t / n / 32 * 32, hi = t == n - 1 ? len : len * (t + 1) / n / 32 * 32;
     if (hi <= lo) return;
     lm_mat a = S->a, b = S->b;
+    int64_t M = S->M, N = S->N;
+    char *c = S->c;
     if (S->N >= S->M) {   /* columns lo..hi of B and C */
         b.p += lo * b.cs * item;
-        gemm_one(S->dtype, S->M, hi - lo, S->K, a, b, S->c + lo * item, S->ldc, S->accumulate);
+        c += lo * citem;
+        N = hi - lo;
     } else {              /* rows lo..hi of A and C */
         a.p += lo * a.rs * item;
-        gemm_one(S->dtype, hi - lo, S->N, S->K, a, b, S->c + lo * S->ldc * item, S->ldc, S->accumulate);
+        c += lo * S->ldc * citem;
+        M = hi - lo;
     }
+    if (S->half < 0) gemm_one(S->dtype, M, N, S->K, a, b, c, S->ldc, S->accumulate);
+    else if (!lm_gemm_avx512_half(S->half, M, N, S->K, a, b, (float *)c, S->ldc, S->accumulate))
+        half_loop(S->half, M, N, S->K, a, b, (float *)c, S->ldc, S->accumulate);
 }
 
 void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc, bool accumulate) {
@@ -161,9 +189,51 @@ void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, cha
 #endif
     if (nt > 1 && M * N * K >= LM_GEMM_SERIAL_BELOW && (N >= M ? N : M) >= 32 * nt &&
         (dtype == LM_FLOAT32 || dtype == LM_FLOAT64 || lm_is_complex(dtype))) {
-        split S = {dtype, M, N, K, ldc, a, b, c, accumulate};
+        split S = {dtype, -1, M, N, K, ldc, a, b, c, accumulate};
         lm_gemm_threads(nt, false, split_part, &S);   /* the callers let the GIL go */
         return;
     }
     gemm_one(dtype, M, N, K, a, b, c, ldc, accumulate);
+}
+
+/* rows x cols of a 16-bit matrix as a contiguous float32 copy, or NULL with the error set */
+static float *half_copy(int dtype, int64_t rows, int64_t cols, lm_mat m) {
+    float *f = malloc((size_t)(rows * cols) * sizeof(float));
+    if (!f) {
+        lm_set_error(LM_ERR_MEMORY, "out of memory converting a %lld x %lld operand to float32", (long long)rows,
+                     (long long)cols);
+        return NULL;
+    }
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) f[i * cols + j] = half_at(dtype, m.p, i * m.rs + j * m.cs);
+    return f;
+}
+
+int lm_gemm_half(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, float *c, int64_t ldc,
+                 bool accumulate) {
+    if (M <= 0 || N <= 0) return 0;
+    lm_mat none = {NULL, 0, 0};
+    if (K > 0 && M * N * K >= LM_GEMM_OWN_FROM && lm_gemm_avx512_half(dtype, 0, N, K, none, none, c, ldc, false)) {
+        int nt = lm_get_num_threads();
+#ifdef _OPENMP
+        if (omp_in_parallel()) nt = 1;
+#endif
+        split S = {LM_FLOAT32, dtype, M, N, K, ldc, a, b, (char *)c, accumulate};
+        if (nt > 1 && M * N * K >= LM_GEMM_SERIAL_BELOW && (N >= M ? N : M) >= 32 * nt)
+            lm_gemm_threads(nt, false, split_part, &S);
+        else
+            split_part(0, 1, &S);
+        return 0;
+    }
+    if (K <= 0) {   /* no operand to read: C = 0, or stays */
+        lm_gemm(LM_FLOAT32, M, N, 0, none, none, (char *)c, ldc, accumulate);
+        return 0;
+    }
+    /* the float32 copies lm_gemm takes */
+    float *af = half_copy(dtype, M, K, a), *bf = af ? half_copy(dtype, K, N, b) : NULL;
+    if (bf) lm_gemm(LM_FLOAT32, M, N, K, (lm_mat){(const char *)af, K, 1}, (lm_mat){(const char *)bf, N, 1}, (char *)c,
+                    ldc, accumulate);
+    free(af);
+    free(bf);
+    return bf ? 0 : -1;
 }

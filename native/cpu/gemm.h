@@ -14,6 +14,18 @@ void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, cha
 bool lm_gemm_avx512(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc,
                     bool accumulate);
 
+/* C (float32) = or += A @ B where A and B hold float16 or bfloat16 (dtype), computed in float32 as
+ * lm_gemm(LM_FLOAT32) computes the products of their float32 copies, to the bit, without making the
+ * copies: loom's kernels convert each element as they pack it; elsewhere (a host without AVX-512, a
+ * product too small to repay packing) the operands are converted first. 0, or -1 with the error set
+ * (the memory for those copies). */
+int lm_gemm_half(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, float *c, int64_t ldc,
+                 bool accumulate);
+/* its kernels (gemm_avx512.c) on the calling thread: false (nothing written) where the host has none;
+ * an empty product (M = 0) only asks */
+bool lm_gemm_avx512_half(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, float *c, int64_t ldc,
+                         bool accumulate);
+
 /* B packed once for many products with the same right operand (an RNN's recurrent weight at
  * every step). Where the host has no kernels of its own, `packed` stays NULL and the products
  * read `b` in place: lm_gemm_packed always works; b's memory must outlive the packing. */

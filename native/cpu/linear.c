@@ -1,10 +1,55 @@
 /* linear: input (..., in) @ weight(out, in)^T + bias, one GEMM over all leading dims. */
+#include <stdlib.h>
 #include <string.h>
 #include "loom.h"
 #include "loom_ops.h"
 #include "iter.h"
 #include "alloc.h"
 #include "gemm.h"
+#include "half.h"
+
+static bool is_half(int dtype) { return dtype == LM_FLOAT16 || dtype == LM_BFLOAT16; }
+
+static float half_at(int dtype, const char *p, int64_t i) {
+    return dtype == LM_BFLOAT16 ? lm_bfloat16_to_float(((const lm_bfloat16 *)p)[i]) : lm_float16_to_float(((const lm_float16 *)p)[i]);
+}
+
+/* n float32 results rounded once into a 16-bit tensor's memory */
+static void round_into(int dtype, const float *f, char *o, int64_t n) {
+    if (dtype == LM_BFLOAT16)
+        for (int64_t i = 0; i < n; i++) ((lm_bfloat16 *)o)[i] = lm_float_to_bfloat16(f[i]);
+    else
+        for (int64_t i = 0; i < n; i++) ((lm_float16 *)o)[i] = lm_float_to_float16(f[i]);
+}
+
+/* float32 scratch for a 16-bit result, or NULL with the error set */
+static float *scratch(const char *op, int64_t n) {
+    float *f = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (!f) lm_set_error(LM_ERR_MEMORY, "%s: out of memory for a float32 result of %lld elements", op, (long long)n);
+    return f;
+}
+
+/* float16/bfloat16 on the CPU, PyTorch's opmath: the product and the bias in float32 (lm_gemm_half
+ * converts the operands as it packs them: no float32 copies), one rounding into out */
+static int linear_half(const lm_mat *a, const lm_mat *w, const lm_tensor *bias, lm_tensor *out, int64_t M, int64_t N,
+                       int64_t K) {
+    int dt = out->dtype;
+    float *acc = scratch("linear", M * N);
+    if (!acc) return -1;
+    if (bias) {   /* rows start as the bias, then the product accumulates onto them */
+        const char *b = lm_bytes(bias);
+        int64_t bs = bias->ndim ? bias->strides[0] : 0;
+        for (int64_t j = 0; j < N; j++) acc[j] = half_at(dt, b, j * bs);
+        for (int64_t i = 1; i < M; i++) memcpy(acc + i * N, acc, (size_t)N * sizeof(float));
+    }
+    void *gil = lm_should_parallelize(M * N * K / 16) ? lm_gil_release() : NULL;
+    int err = 0;
+    if (K > 0 || !bias) err = lm_gemm_half(dt, M, N, K, *a, *w, acc, N, bias != NULL);
+    if (!err) round_into(dt, acc, lm_bytes(out), M * N);
+    lm_gil_reacquire(gil);
+    free(acc);
+    return err;
+}
 
 /* any device: the product through lm_gemm_on, the bias broadcast by a copy */
 lm_tensor *lm_cpu_linear(lm_tensor *input, lm_tensor *weight, lm_tensor *bias) {
@@ -38,6 +83,14 @@ lm_tensor *lm_cpu_linear(lm_tensor *input, lm_tensor *weight, lm_tensor *bias) {
     if (M == 0 || N == 0) { lm_release(x); return out; }   /* an empty batch (or no features): nothing to write */
     int64_t item = (int64_t)lm_itemsize(input->dtype);
     char *o = lm_bytes(out);
+    lm_mat a = {lm_bytes(x), x->ndim == 2 ? x->strides[0] : K, x->ndim == 2 ? x->strides[1] : 1};
+    lm_mat w = {lm_bytes(weight), weight->strides[1], weight->strides[0]};   /* weight^T: K x N */
+    if (out->device == LM_CPU && is_half(input->dtype)) {
+        int err = linear_half(&a, &w, bias, out, M, N, K);
+        lm_release(x);
+        if (err) { lm_release(out); return NULL; }
+        return out;
+    }
     if (bias && out->device != LM_CPU) {   /* rows start as the bias: a broadcasting copy */
         int64_t sh[2] = {M, N}, st[2] = {N, 1};
         lm_tensor *rows = lm_view(out, 2, sh, st, out->offset);
@@ -50,8 +103,6 @@ lm_tensor *lm_cpu_linear(lm_tensor *input, lm_tensor *weight, lm_tensor *bias) {
         for (int64_t j = 0; j < N; j++) memcpy(o + j * item, b + j * bs * item, (size_t)item);
         for (int64_t i = 1; i < M; i++) memcpy(o + i * N * item, o, (size_t)(N * item));
     }
-    lm_mat a = {lm_bytes(x), x->ndim == 2 ? x->strides[0] : K, x->ndim == 2 ? x->strides[1] : 1};
-    lm_mat w = {lm_bytes(weight), weight->strides[1], weight->strides[0]};   /* weight^T: K x N */
     void *gil = lm_should_parallelize(M * N * K / 16) ? lm_gil_release() : NULL;
     int err = 0;
     if (K > 0) err = lm_gemm_on(input->device, input->dtype, M, N, K, a, w, o, N, bias != NULL);
@@ -72,9 +123,10 @@ static lm_tensor *as_rows(lm_tensor *t, lm_mat *m) {
 }
 
 #define BIAS_BLOCK 128   /* rows summed into a partial before it joins the total: error ~ (128 + M/128) ulp */
-#define SUM_ROWS(T)                                                                                               \
-    static void sum_rows_##T(lm_mat g, int64_t M, int64_t O, T *out) {                                            \
-        const T *p = (const T *)g.p;                                                                              \
+#define ID(x) (x)
+#define SUM_ROWS(NAME, S, T, CVT)                                                                                 \
+    static void sum_rows_##NAME(lm_mat g, int64_t M, int64_t O, T *out) {                                         \
+        const S *p = (const S *)g.p;                                                                              \
         for (int64_t o = 0; o < O; o++) out[o] = 0;                                                               \
         T part[256];                                                                                              \
         for (int64_t o0 = 0; o0 < O; o0 += 256) {                                                                 \
@@ -83,13 +135,36 @@ static lm_tensor *as_rows(lm_tensor *t, lm_mat *m) {
                 int64_t r1 = r0 + BIAS_BLOCK < M ? r0 + BIAS_BLOCK : M;                                           \
                 for (int64_t o = 0; o < no; o++) part[o] = 0;                                                     \
                 for (int64_t r = r0; r < r1; r++)                                                                 \
-                    for (int64_t o = 0; o < no; o++) part[o] += p[r * g.rs + (o0 + o) * g.cs];                    \
+                    for (int64_t o = 0; o < no; o++) part[o] += CVT(p[r * g.rs + (o0 + o) * g.cs]);               \
                 for (int64_t o = 0; o < no; o++) out[o0 + o] += part[o];                                          \
             }                                                                                                     \
         }                                                                                                         \
     }
-SUM_ROWS(float)
-SUM_ROWS(double)
+SUM_ROWS(float, float, float, ID)
+SUM_ROWS(double, double, double, ID)
+SUM_ROWS(bfloat16, lm_bfloat16, float, lm_bfloat16_to_float)
+SUM_ROWS(float16, lm_float16, float, lm_float16_to_float)
+
+/* linear_backward's float16/bfloat16 gradients on the CPU: each in float32 as the float32 path computes
+ * them from the converted operands (the same products and sums, to the bit), rounded once into out */
+static int backward_half(int dt, lm_mat g, lm_mat x, lm_mat w, int64_t M, int64_t O, int64_t I, bool input_grad,
+                         bool weight_grad, bool bias_grad, lm_tensor **out) {
+    int64_t most = M * I > O * I ? M * I : O * I;
+    float *acc = scratch("linear_backward", most > O ? most : O);
+    if (!acc) return -1;
+    int err = 0;
+    if (input_grad && !(err = lm_gemm_half(dt, M, I, O, g, w, acc, I, false)))
+        round_into(dt, acc, lm_bytes(out[0]), M * I);
+    if (weight_grad && !err && !(err = lm_gemm_half(dt, O, I, M, (lm_mat){g.p, g.cs, g.rs}, x, acc, I, false)))
+        round_into(dt, acc, lm_bytes(out[1]), O * I);
+    if (bias_grad && !err) {
+        if (dt == LM_BFLOAT16) sum_rows_bfloat16(g, M, O, acc);
+        else sum_rows_float16(g, M, O, acc);
+        round_into(dt, acc, lm_bytes(out[2]), O);
+    }
+    free(acc);
+    return err;
+}
 
 /* linear's three gradients in one call, over the rows of every leading dim:
  * d input = grad @ weight, d weight = grad^T @ input, d bias = grad summed over
@@ -131,7 +206,7 @@ int lm_cpu_linear_backward(lm_tensor *grad, lm_tensor *input, lm_tensor *weight,
     out[0] = input_grad ? lm_empty(input->ndim, input->shape, dt, input->device) : lm_empty(1, &none, dt, input->device);
     out[1] = lm_empty(weight_grad ? 2 : 1, weight_grad ? wshape : &none, dt, input->device);
     out[2] = lm_empty(1, bias_grad ? &O : &none, dt, input->device);
-    lm_mat g, x;
+    lm_mat g, x = {NULL, 0, 0};
     lm_tensor *gc = as_rows(grad, &g), *xc = weight_grad ? as_rows(input, &x) : NULL;
     if (!out[0] || !out[1] || !out[2] || !gc || (weight_grad && !xc)) {
         for (int k = 0; k < 3; k++) { lm_release(out[k]); out[k] = NULL; }
@@ -143,9 +218,13 @@ int lm_cpu_linear_backward(lm_tensor *grad, lm_tensor *input, lm_tensor *weight,
     void *gil = lm_should_parallelize(M * O * I / 16) ? lm_gil_release() : NULL;
     int dev = input->device, err = 0;
     const lm_allocator *mem = lm_allocator_for(dev);
+    lm_mat w = {lm_bytes(weight), weight->strides[0], weight->strides[1]};
+    if (dev == LM_CPU && is_half(dt)) {
+        err = backward_half(dt, g, x, w, M, O, I, input_grad, weight_grad, bias_grad, out);
+        input_grad = weight_grad = bias_grad = false;   /* done */
+    }
     if (input_grad) {   /* (M x I) = grad (M x O) @ weight (O x I) */
-        if (O > 0) err = lm_gemm_on(dev, dt, M, I, O, g, (lm_mat){lm_bytes(weight), weight->strides[0], weight->strides[1]},
-                                    lm_bytes(out[0]), I, false);
+        if (O > 0) err = lm_gemm_on(dev, dt, M, I, O, g, w, lm_bytes(out[0]), I, false);
         else mem->zero(lm_bytes(out[0]), (size_t)(M * I) * item);
     }
     if (weight_grad && !err) {   /* (O x I) = grad^T (O x M) @ input (M x I) */
