@@ -1,4 +1,4 @@
-"""linear and linear_backward in float16/bfloat16 on the CPU: the GEMM converts the 16-bit operands as it
+"""linear, linear_backward and matmul/mm/bmm in float16/bfloat16 on the CPU: the GEMM converts the 16-bit operands as it
 packs them, so the results must equal, to the bit, the float32 path run on the operands' float32 copies
 and rounded once (PyTorch's opmath), over shapes on each side of the kernels' size thresholds (the
 converted-copy path for small products, one thread, the split over threads), strided operands
@@ -42,6 +42,22 @@ def test_linear_backward_is_float32_rounded_once(dtype, shape):
     for a, b in zip(got, want):
         assert a.dtype == dtype
         assert loom.equal(a.view(loom.int16), b.to(dtype).view(loom.int16))
+
+
+@pytest.mark.parametrize("dtype", [loom.bfloat16, loom.float16], ids=str)
+@pytest.mark.parametrize("case", [((3, 4), (4, 5)), ((2, 64, 96), (2, 96, 80)), ((4, 1, 33, 70), (3, 70, 20)),
+                                  ((300,), (300, 600)), ((256, 784), (784,)), ((0, 5), (5, 3))], ids=str)
+def test_matmul_family_is_float32_rounded_once(dtype, case):
+    g = loom.Generator().manual_seed(3)
+    a, b = (loom.randn(*sh, generator=g).to(dtype) for sh in case)
+    want = (a.float() @ b.float()).to(dtype)
+    for got in (a @ b, loom.matmul(a, b.transpose(-1, -2).contiguous().transpose(-1, -2)) if b.ndim > 1 else a @ b):
+        assert got.dtype == dtype and got.shape == want.shape
+        assert loom.equal(got.view(loom.int16), want.view(loom.int16))
+    if a.ndim == b.ndim == 2:
+        assert loom.equal(loom.mm(a, b).view(loom.int16), want.view(loom.int16))
+    if a.ndim == b.ndim == 3:
+        assert loom.equal(loom.bmm(a, b).view(loom.int16), want.view(loom.int16))
 
 
 def test_empty_and_leading_dims():

@@ -3,7 +3,6 @@
 #include "gemm.h"
 #include "iter.h"
 #include <stdlib.h>
-#include "half.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -128,10 +127,6 @@ static void gemm_one(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_ma
     gemm_loop(dtype, M, N, K, a, b, c, ldc, accumulate);
 }
 
-static float half_at(int dtype, const char *p, int64_t i) {
-    return dtype == LM_BFLOAT16 ? lm_bfloat16_to_float(((const lm_bfloat16 *)p)[i]) : lm_float16_to_float(((const lm_float16 *)p)[i]);
-}
-
 /* A 16-bit product with no memory of its own to pack into (where the packing's allocation failed):
  * each element converted as it is read, float32 sums in lm_gemm's loop order */
 static void half_loop(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, float *c, int64_t ldc,
@@ -140,8 +135,8 @@ static void half_loop(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_m
         float *crow = c + i * ldc;
         if (!accumulate) for (int64_t j = 0; j < N; j++) crow[j] = 0;
         for (int64_t k = 0; k < K; k++) {
-            float av = half_at(dtype, a.p, i * a.rs + k * a.cs);
-            for (int64_t j = 0; j < N; j++) crow[j] += av * half_at(dtype, b.p, k * b.rs + j * b.cs);
+            float av = lm_half_at(dtype, a.p, i * a.rs + k * a.cs);
+            for (int64_t j = 0; j < N; j++) crow[j] += av * lm_half_at(dtype, b.p, k * b.rs + j * b.cs);
         }
     }
 }
@@ -205,7 +200,7 @@ static float *half_copy(int dtype, int64_t rows, int64_t cols, lm_mat m) {
         return NULL;
     }
     for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++) f[i * cols + j] = half_at(dtype, m.p, i * m.rs + j * m.cs);
+        for (int64_t j = 0; j < cols; j++) f[i * cols + j] = lm_half_at(dtype, m.p, i * m.rs + j * m.cs);
     return f;
 }
 
@@ -236,4 +231,17 @@ int lm_gemm_half(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b,
     free(af);
     free(bf);
     return bf ? 0 : -1;
+}
+
+void lm_half_round_into(int dtype, const float *f, char *o, int64_t n) {
+    if (dtype == LM_BFLOAT16)
+        for (int64_t i = 0; i < n; i++) ((lm_bfloat16 *)o)[i] = lm_float_to_bfloat16(f[i]);
+    else
+        for (int64_t i = 0; i < n; i++) ((lm_float16 *)o)[i] = lm_float_to_float16(f[i]);
+}
+
+float *lm_half_scratch(int64_t n) {
+    float *f = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (!f) lm_set_error(LM_ERR_MEMORY, "out of memory for a float32 result of %lld elements", (long long)n);
+    return f;
 }

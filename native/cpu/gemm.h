@@ -2,6 +2,7 @@
 #ifndef LM_GEMM_H
 #define LM_GEMM_H
 #include "loom.h"
+#include "half.h"
 
 typedef struct { const char *p; int64_t rs, cs; } lm_mat;   /* strides in elements */
 
@@ -21,6 +22,17 @@ bool lm_gemm_avx512(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat
  * (the memory for those copies). */
 int lm_gemm_half(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, float *c, int64_t ldc,
                  bool accumulate);
+static inline bool lm_is_half(int dtype) { return dtype == LM_FLOAT16 || dtype == LM_BFLOAT16; }
+/* element i of a float16/bfloat16 array, as float32 */
+static inline float lm_half_at(int dtype, const char *p, int64_t i) {
+    return dtype == LM_BFLOAT16 ? lm_bfloat16_to_float(((const lm_bfloat16 *)p)[i])
+                                : lm_float16_to_float(((const lm_float16 *)p)[i]);
+}
+/* n float32 results rounded once into float16/bfloat16 memory */
+void lm_half_round_into(int dtype, const float *f, char *o, int64_t n);
+/* float32 scratch for n results, or NULL with the error set */
+float *lm_half_scratch(int64_t n);
+
 /* its kernels (gemm_avx512.c) on the calling thread: false (nothing written) where the host has none;
  * an empty product (M = 0) only asks */
 bool lm_gemm_avx512_half(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, float *c, int64_t ldc,

@@ -6,46 +6,24 @@
 #include "iter.h"
 #include "alloc.h"
 #include "gemm.h"
-#include "half.h"
-
-static bool is_half(int dtype) { return dtype == LM_FLOAT16 || dtype == LM_BFLOAT16; }
-
-static float half_at(int dtype, const char *p, int64_t i) {
-    return dtype == LM_BFLOAT16 ? lm_bfloat16_to_float(((const lm_bfloat16 *)p)[i]) : lm_float16_to_float(((const lm_float16 *)p)[i]);
-}
-
-/* n float32 results rounded once into a 16-bit tensor's memory */
-static void round_into(int dtype, const float *f, char *o, int64_t n) {
-    if (dtype == LM_BFLOAT16)
-        for (int64_t i = 0; i < n; i++) ((lm_bfloat16 *)o)[i] = lm_float_to_bfloat16(f[i]);
-    else
-        for (int64_t i = 0; i < n; i++) ((lm_float16 *)o)[i] = lm_float_to_float16(f[i]);
-}
-
-/* float32 scratch for a 16-bit result, or NULL with the error set */
-static float *scratch(const char *op, int64_t n) {
-    float *f = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
-    if (!f) lm_set_error(LM_ERR_MEMORY, "%s: out of memory for a float32 result of %lld elements", op, (long long)n);
-    return f;
-}
 
 /* float16/bfloat16 on the CPU, PyTorch's opmath: the product and the bias in float32 (lm_gemm_half
  * converts the operands as it packs them: no float32 copies), one rounding into out */
 static int linear_half(const lm_mat *a, const lm_mat *w, const lm_tensor *bias, lm_tensor *out, int64_t M, int64_t N,
                        int64_t K) {
     int dt = out->dtype;
-    float *acc = scratch("linear", M * N);
+    float *acc = lm_half_scratch(M * N);
     if (!acc) return -1;
     if (bias) {   /* rows start as the bias, then the product accumulates onto them */
         const char *b = lm_bytes(bias);
         int64_t bs = bias->ndim ? bias->strides[0] : 0;
-        for (int64_t j = 0; j < N; j++) acc[j] = half_at(dt, b, j * bs);
+        for (int64_t j = 0; j < N; j++) acc[j] = lm_half_at(dt, b, j * bs);
         for (int64_t i = 1; i < M; i++) memcpy(acc + i * N, acc, (size_t)N * sizeof(float));
     }
     void *gil = lm_should_parallelize(M * N * K / 16) ? lm_gil_release() : NULL;
     int err = 0;
     if (K > 0 || !bias) err = lm_gemm_half(dt, M, N, K, *a, *w, acc, N, bias != NULL);
-    if (!err) round_into(dt, acc, lm_bytes(out), M * N);
+    if (!err) lm_half_round_into(dt, acc, lm_bytes(out), M * N);
     lm_gil_reacquire(gil);
     free(acc);
     return err;
@@ -85,7 +63,7 @@ lm_tensor *lm_cpu_linear(lm_tensor *input, lm_tensor *weight, lm_tensor *bias) {
     char *o = lm_bytes(out);
     lm_mat a = {lm_bytes(x), x->ndim == 2 ? x->strides[0] : K, x->ndim == 2 ? x->strides[1] : 1};
     lm_mat w = {lm_bytes(weight), weight->strides[1], weight->strides[0]};   /* weight^T: K x N */
-    if (out->device == LM_CPU && is_half(input->dtype)) {
+    if (out->device == LM_CPU && lm_is_half(input->dtype)) {
         int err = linear_half(&a, &w, bias, out, M, N, K);
         lm_release(x);
         if (err) { lm_release(out); return NULL; }
@@ -150,17 +128,17 @@ SUM_ROWS(float16, lm_float16, float, lm_float16_to_float)
 static int backward_half(int dt, lm_mat g, lm_mat x, lm_mat w, int64_t M, int64_t O, int64_t I, bool input_grad,
                          bool weight_grad, bool bias_grad, lm_tensor **out) {
     int64_t most = M * I > O * I ? M * I : O * I;
-    float *acc = scratch("linear_backward", most > O ? most : O);
+    float *acc = lm_half_scratch(most > O ? most : O);
     if (!acc) return -1;
     int err = 0;
     if (input_grad && !(err = lm_gemm_half(dt, M, I, O, g, w, acc, I, false)))
-        round_into(dt, acc, lm_bytes(out[0]), M * I);
+        lm_half_round_into(dt, acc, lm_bytes(out[0]), M * I);
     if (weight_grad && !err && !(err = lm_gemm_half(dt, O, I, M, (lm_mat){g.p, g.cs, g.rs}, x, acc, I, false)))
-        round_into(dt, acc, lm_bytes(out[1]), O * I);
+        lm_half_round_into(dt, acc, lm_bytes(out[1]), O * I);
     if (bias_grad && !err) {
         if (dt == LM_BFLOAT16) sum_rows_bfloat16(g, M, O, acc);
         else sum_rows_float16(g, M, O, acc);
-        round_into(dt, acc, lm_bytes(out[2]), O);
+        lm_half_round_into(dt, acc, lm_bytes(out[2]), O);
     }
     free(acc);
     return err;
@@ -219,7 +197,7 @@ int lm_cpu_linear_backward(lm_tensor *grad, lm_tensor *input, lm_tensor *weight,
     int dev = input->device, err = 0;
     const lm_allocator *mem = lm_allocator_for(dev);
     lm_mat w = {lm_bytes(weight), weight->strides[0], weight->strides[1]};
-    if (dev == LM_CPU && is_half(dt)) {
+    if (dev == LM_CPU && lm_is_half(dt)) {
         err = backward_half(dt, g, x, w, M, O, I, input_grad, weight_grad, bias_grad, out);
         input_grad = weight_grad = bias_grad = false;   /* done */
     }

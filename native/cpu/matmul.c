@@ -1,4 +1,5 @@
 /* matmul / mm / bmm: batch broadcasting around lm_gemm. */
+#include <stdlib.h>
 #include <string.h>
 #include "loom.h"
 #include "loom_ops.h"
@@ -105,9 +106,14 @@ static lm_tensor *batched(lm_tensor *a, lm_tensor *b) {
         if (cuda_batched(a, b, out, nbatch, bshape, batches)) { lm_release(out); return NULL; }
         return out;
     }
+    /* float16/bfloat16: each product in float32 (lm_gemm_half converts the operands as it packs them),
+     * rounded once into out */
+    float *acc = lm_is_half(a->dtype) ? lm_half_scratch(M * N) : NULL;
+    if (lm_is_half(a->dtype) && !acc) { lm_release(out); return NULL; }
     int64_t idx[LM_MAX_DIMS] = {0};
+    int err = 0;
     void *gil = lm_should_parallelize(batches * M * N * K / 16) ? lm_gil_release() : NULL;
-    for (int64_t bi = 0; bi < batches; bi++) {
+    for (int64_t bi = 0; bi < batches && !err; bi++) {
         int64_t offa = 0, offb = 0;
         for (int d = 0; d < nbatch; d++) {
             int da = d - (nbatch - (na - 2)), db = d - (nbatch - (nb - 2));
@@ -116,10 +122,14 @@ static lm_tensor *batched(lm_tensor *a, lm_tensor *b) {
         }
         lm_mat ma = {lm_bytes(a) + offa * item, a->strides[na - 2], a->strides[na - 1]};
         lm_mat mb = {lm_bytes(b) + offb * item, b->strides[nb - 2], b->strides[nb - 1]};
-        lm_gemm(a->dtype, M, N, K, ma, mb, lm_bytes(out) + bi * M * N * item, N, false);
+        char *o = lm_bytes(out) + bi * M * N * item;
+        if (acc && !(err = lm_gemm_half(a->dtype, M, N, K, ma, mb, acc, N, false))) lm_half_round_into(a->dtype, acc, o, M * N);
+        else if (!acc) lm_gemm(a->dtype, M, N, K, ma, mb, o, N, false);
         for (int d = nbatch - 1; d >= 0; d--) { if (++idx[d] < bshape[d]) break; idx[d] = 0; }
     }
     lm_gil_reacquire(gil);
+    free(acc);
+    if (err) { lm_release(out); return NULL; }
     return out;
 }
 
