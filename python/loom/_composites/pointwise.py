@@ -143,7 +143,7 @@ def isclose(self, other, rtol, atol, equal_nan):
     if self.dtype.is_floating_point or atol or rtol:
         # finite differences only: an infinity is close only to itself (the == above)
         diff = (self - other).abs() if self.dtype.is_floating_point else (self * 1.0 - other).abs()
-        within = _ops.logical_and(_ops.isfinite(diff), diff <= atol + rtol * other.abs())
+        within = _ops.logical_and(_ops.isfinite(diff), diff <= atol + (rtol * other).abs())
         close = _ops.logical_or(close, within)
     return close.detach()
 
