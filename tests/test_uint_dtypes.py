@@ -156,6 +156,29 @@ SERVED = {
     "outer": lambda m, x, y: m.outer(x[0], y[1]),
     "block_diag": lambda m, x, y: m.block_diag(x, y),
     "repeat_interleave": lambda m, x, y: x.repeat_interleave(2, 1),
+    "repeat_interleave tensor": lambda m, x, y: x.repeat_interleave(m.tensor([2, 0]), 0),
+    "sort": lambda m, x, y: y.sort(1),
+    "sort descending": lambda m, x, y: y.sort(0, descending=True),
+    "argsort": lambda m, x, y: y.argsort(dim=1, stable=True),
+    "msort": lambda m, x, y: y.msort(),
+    "unique": lambda m, x, y: m.unique(y, return_inverse=True, return_counts=True),
+    "unique dim": lambda m, x, y: m.unique(m.cat([y, y]), dim=0),
+    "unique_consecutive": lambda m, x, y: m.unique_consecutive(m.cat([y, y], 1), return_counts=True),
+    "cumsum": lambda m, x, y: x.cumsum(1),
+    "cumprod": lambda m, x, y: y.cumprod(0),
+    "diag 1-d": lambda m, x, y: m.diag(x[0], -1),
+    "diag 2-d": lambda m, x, y: m.diag(x, 1),
+    "diag_embed": lambda m, x, y: m.diag_embed(x),
+    "diagflat": lambda m, x, y: m.diagflat(x[1]),
+    "isclose": lambda m, x, y: m.isclose(x, y, rtol=0.5, atol=1),
+    "index_select": lambda m, x, y: x.index_select(1, m.tensor([2, 0])),
+    "embedding": lambda m, x, y: m.nn.functional.embedding(m.tensor([1, 0, 1]), y),
+    "flip outer dim": lambda m, x, y: x.flip(0),
+    "flipud": lambda m, x, y: m.flipud(x),
+    "vander": lambda m, x, y: m.linalg.vander(x[1]),
+    "dropout eval": lambda m, x, y: m.nn.functional.dropout(x, 0.5, False),
+    "dropout p 1": lambda m, x, y: m.nn.functional.dropout(x, 1.0, True),
+    "mvlgamma": lambda m, x, y: x.mvlgamma(2),
 }
 
 
@@ -164,7 +187,7 @@ SERVED = {
 def test_served_op_matches_pytorch(name, dt):
     fn = SERVED[name]
     got, want = run(fn, loom, dt), run(fn, torch, dt)
-    if name in ("exp", "sqrt", "logsumexp", "float_power"):   # float math: within a rounding of PyTorch's
+    if name in ("exp", "sqrt", "logsumexp", "float_power", "mvlgamma"):   # float math: within a rounding of PyTorch's
         assert got[0] == want[0]
         np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
     else:
@@ -204,6 +227,15 @@ REFUSED = {
     "linspace": lambda m, x, y: m.linspace(0, 1, 3, dtype=x.dtype),
     "eye": lambda m, x, y: m.eye(2, dtype=x.dtype),
     "randperm": lambda m, x, y: m.randperm(3, dtype=x.dtype),
+    "cumsum": lambda m, x, y: x.cumsum(0, dtype=x.dtype),
+    "cumprod": lambda m, x, y: x.long().cumprod(1, dtype=x.dtype),
+    "index_select": lambda m, x, y: x[0].index_select(0, m.tensor([1])),
+    "repeat_interleave": lambda m, x, y: x.repeat_interleave(m.tensor([1, 0, 2, 1, 1, 3])),
+    "fliplr": lambda m, x, y: m.fliplr(x),
+    "dropout": lambda m, x, y: m.nn.functional.dropout(x, 0.5, True),
+    "igamma": lambda m, x, y: m.igamma(x, y),
+    "tril_indices": lambda m, x, y: m.tril_indices(3, 3, dtype=x.dtype),
+    "logspace": lambda m, x, y: m.logspace(0, 1, 3, dtype=x.dtype),
 }
 
 
@@ -433,6 +465,19 @@ def test_uint64_upper_half_round_trips():
     assert x.double().tolist() == torch.tensor([BIG, 2 ** 63, 5], dtype=torch.uint64).double().tolist()
     f = torch.tensor([1.8e19, 2.0 ** 63, -1.0, -3.7], dtype=torch.float64)
     assert loom.tensor(f.numpy()).to(loom.uint64).tolist() == f.to(torch.uint64).tolist()
+
+
+def test_uint64_upper_half_orders_and_sums_as_pytorch():
+    """2^63 and up sort above every smaller value (unsigned order), and cumsum/cumprod's int64 results
+    wrap them as PyTorch's do."""
+    vals = [BIG, 1, 2 ** 63, 5, 2 ** 63 - 1, 0, BIG]
+    x, t = loom.tensor(vals, dtype=loom.uint64), torch.tensor(vals, dtype=torch.uint64)
+    for fn in (lambda v: v.sort(descending=True), lambda v: v.argsort(stable=True), lambda v: v.msort(),
+               lambda v: v.unique(return_inverse=True, return_counts=True), lambda v: v.cumsum(0),
+               lambda v: v.cumprod(0), lambda v: v.reshape(7, 1).unique(dim=0)):
+        got, want = fn(x), fn(t)
+        as_lists = (lambda r: [u.tolist() for u in r] if isinstance(r, tuple) else r.tolist())
+        assert as_lists(got) == as_lists(want)
 
 
 def test_python_ints_past_int64_elsewhere_follow_pytorch():
