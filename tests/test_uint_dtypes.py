@@ -230,6 +230,7 @@ REFUSED = {
     "cumsum": lambda m, x, y: x.cumsum(0, dtype=x.dtype),
     "cumprod": lambda m, x, y: x.long().cumprod(1, dtype=x.dtype),
     "cumsum_": lambda m, x, y: x.cumsum_(1),
+    "count_nonzero": lambda m, x, y: m.count_nonzero(x),
     "index_select": lambda m, x, y: x[0].index_select(0, m.tensor([1])),
     "repeat_interleave": lambda m, x, y: x.repeat_interleave(m.tensor([1, 0, 2, 1, 1, 3])),
     "fliplr": lambda m, x, y: m.fliplr(x),
