@@ -276,6 +276,14 @@ def entry_args(op):
     return [x.strip() for a in op.schema.args for x in types.row(a.type).args(a.name).split(",")]
 
 
+def inplace_entry_args(op):
+    """entry_args for the in-place entry: a dtype= left out is self's, as PyTorch's cumsum_(dim) is
+    cumsum(dim, dtype=self.dtype) written back (so self's dtype needs a loop: bool's, uint16's do not)."""
+    a = op.schema.arg("dtype")
+    swap = a.name if a is not None and a.type.base == "ScalarType" else None
+    return [f"({x} < 0 ? self->dtype : {x})" if x == swap else x for x in entry_args(op)]
+
+
 def scalar_fields(op):
     """The ctx fields holding Scalars: the driver checks each fits the compute dtype, and with
     promote: scalars they take part in promotion."""

@@ -428,6 +428,8 @@ def parse_op(entry, path, kernels):
     for k in test:
         if k not in TEST_KEYS:
             err(f"unknown test key '{k}'{did_you_mean(str(k), TEST_KEYS)}", "test")
+    if "dtypes" in test:   # a list or a set, as `dtypes:`
+        test = dict(test, dtypes=list(_dtypes(test["dtypes"], lambda m: err(m, "test"))))
     doc = entry.get("doc", "")
     if not isinstance(doc, str):
         err("'doc' must be a string", "doc")

@@ -1,5 +1,7 @@
 """loom.special against scipy.special over wide ranges (tails, large arguments, special values),
 and gradients against PyTorch's torch.special."""
+import math
+
 import numpy as np
 import pytest
 
@@ -70,8 +72,8 @@ def test_binary_match_scipy():
     np.testing.assert_allclose(S.xlog1py(loom.tensor(u), loom.tensor(v)).numpy(), sp.xlog1py(u, v), rtol=1e-15)
     a = rng.uniform(2.1, 30, 50)
     np.testing.assert_allclose(S.multigammaln(loom.tensor(a), 4).numpy(), sp.multigammaln(a, 4), rtol=1e-13)
-    with pytest.raises(RuntimeError, match=r"All elements must be greater than \(p-1\)/2"):
-        S.multigammaln(loom.tensor([1.0]), 4)
+    # at and below (p-1)/2 a pole or a negative argument's log-gamma, as PyTorch 2.13's (no domain check)
+    assert S.multigammaln(loom.tensor([1.0, -1.0]), 4).tolist() == [math.inf, math.inf]
 
 
 def test_namespace_covers_the_issue_list():

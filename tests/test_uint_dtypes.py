@@ -4,6 +4,7 @@ the float-promoting math) against PyTorch per dtype; the ops it refuses refused 
 named; promotion (only with themselves and floats) as torch.promote_types/result_type;
 NumPy and DLPack exchange without copies; and uint64's upper half (2^63 .. 2^64-1) through
 every place Python ints enter and leave."""
+import itertools
 import re
 
 import numpy as np
@@ -12,9 +13,13 @@ import pytest
 import loom
 from codegen import derivatives, docs, explain, model
 from codegen.model import DTYPE_SETS
+from codegen.pygen import dtype_checked
 from conftest import ROOT
+from helpers import call_function, op_id
+from opinputs import MODEL, make_inputs
 
 torch = pytest.importorskip("torch", reason="PyTorch is the reference these dtypes are checked against")
+from torchref import call, compare, to_torch, torch_callables  # noqa: E402 - it needs PyTorch
 
 UINTS = ("uint16", "uint32", "uint64")
 ALL = [d.name for d in loom._dtype.BY_CODE]
@@ -151,6 +156,29 @@ SERVED = {
     "outer": lambda m, x, y: m.outer(x[0], y[1]),
     "block_diag": lambda m, x, y: m.block_diag(x, y),
     "repeat_interleave": lambda m, x, y: x.repeat_interleave(2, 1),
+    "repeat_interleave tensor": lambda m, x, y: x.repeat_interleave(m.tensor([2, 0]), 0),
+    "sort": lambda m, x, y: y.sort(1),
+    "sort descending": lambda m, x, y: y.sort(0, descending=True),
+    "argsort": lambda m, x, y: y.argsort(dim=1, stable=True),
+    "msort": lambda m, x, y: y.msort(),
+    "unique": lambda m, x, y: m.unique(y, return_inverse=True, return_counts=True),
+    "unique dim": lambda m, x, y: m.unique(m.cat([y, y]), dim=0),
+    "unique_consecutive": lambda m, x, y: m.unique_consecutive(m.cat([y, y], 1), return_counts=True),
+    "cumsum": lambda m, x, y: x.cumsum(1),
+    "cumprod": lambda m, x, y: y.cumprod(0),
+    "diag 1-d": lambda m, x, y: m.diag(x[0], -1),
+    "diag 2-d": lambda m, x, y: m.diag(x, 1),
+    "diag_embed": lambda m, x, y: m.diag_embed(x),
+    "diagflat": lambda m, x, y: m.diagflat(x[1]),
+    "isclose": lambda m, x, y: m.isclose(x, y, rtol=0.5, atol=1),
+    "index_select": lambda m, x, y: x.index_select(1, m.tensor([2, 0])),
+    "embedding": lambda m, x, y: m.nn.functional.embedding(m.tensor([1, 0, 1]), y),
+    "flip outer dim": lambda m, x, y: x.flip(0),
+    "flipud": lambda m, x, y: m.flipud(x),
+    "vander": lambda m, x, y: m.linalg.vander(x[1]),
+    "dropout eval": lambda m, x, y: m.nn.functional.dropout(x, 0.5, False),
+    "dropout p 1": lambda m, x, y: m.nn.functional.dropout(x, 1.0, True),
+    "mvlgamma": lambda m, x, y: x.mvlgamma(2),
 }
 
 
@@ -159,7 +187,7 @@ SERVED = {
 def test_served_op_matches_pytorch(name, dt):
     fn = SERVED[name]
     got, want = run(fn, loom, dt), run(fn, torch, dt)
-    if name in ("exp", "sqrt", "logsumexp", "float_power"):   # float math: within a rounding of PyTorch's
+    if name in ("exp", "sqrt", "logsumexp", "float_power", "mvlgamma"):   # float math: within a rounding of PyTorch's
         assert got[0] == want[0]
         np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
     else:
@@ -199,6 +227,17 @@ REFUSED = {
     "linspace": lambda m, x, y: m.linspace(0, 1, 3, dtype=x.dtype),
     "eye": lambda m, x, y: m.eye(2, dtype=x.dtype),
     "randperm": lambda m, x, y: m.randperm(3, dtype=x.dtype),
+    "cumsum": lambda m, x, y: x.cumsum(0, dtype=x.dtype),
+    "cumprod": lambda m, x, y: x.long().cumprod(1, dtype=x.dtype),
+    "cumsum_": lambda m, x, y: x.cumsum_(1),
+    "count_nonzero": lambda m, x, y: m.count_nonzero(x),
+    "index_select": lambda m, x, y: x[0].index_select(0, m.tensor([1])),
+    "repeat_interleave": lambda m, x, y: x.repeat_interleave(m.tensor([1, 0, 2, 1, 1, 3])),
+    "fliplr": lambda m, x, y: m.fliplr(x),
+    "dropout": lambda m, x, y: m.nn.functional.dropout(x, 0.5, True),
+    "igamma": lambda m, x, y: m.igamma(x, y),
+    "tril_indices": lambda m, x, y: m.tril_indices(3, 3, dtype=x.dtype),
+    "logspace": lambda m, x, y: m.logspace(0, 1, 3, dtype=x.dtype),
 }
 
 
@@ -215,6 +254,120 @@ def test_refused_op_names_itself(name, dt):
     msg = str(err.value)
     assert msg.startswith(f"{name}(): "), msg
     assert dt in msg or "Got: " in msg, msg
+
+
+# ---- every op of ops/ against PyTorch, on the generated tests' samples ----
+def _torch_result(op, args, as_dtype=None):
+    """(True, result) of the first of PyTorch's functions and call forms that takes the sample (its
+    uint tensors as as_dtype where given), else (False, the last refusal); None: no such function."""
+    fns = torch_callables(op)
+    if not fns:
+        return None
+    targs = {k: to_torch(v) for k, v in args.items()}
+    if as_dtype is not None:
+        targs = {k: [t.to(as_dtype) for t in v] if isinstance(v, list) and v and isinstance(v[0], torch.Tensor)
+                 else v.to(as_dtype) if isinstance(v, torch.Tensor) and v.dtype in TORCH_UINTS else v
+                 for k, v in targs.items()}
+    err = None
+    for fn, method in fns:
+        for style in ("full", "short", "star"):
+            try:
+                torch.manual_seed(0)
+                return True, call(fn, op, targs, method, style)
+            except Exception as e:   # noqa: BLE001 - PyTorch's refusal, or a call form it does not take
+                err = e
+    return False, err
+
+
+TORCH_UINTS = (torch.uint16, torch.uint32, torch.uint64)
+
+
+@pytest.mark.parametrize("dt", UINTS)
+@pytest.mark.parametrize("op", [op for op in MODEL.ops if op.inputs], ids=op_id)
+def test_every_op_serves_them_where_pytorch_does(op, dt):
+    """On the generated tests' sample in dt, loom's op serves it exactly where PyTorch's CPU function
+    does, with PyTorch's result (dtype, shape, values: bit for bit for integers), and otherwise
+    refuses it in an exception naming the op."""
+    made = make_inputs(op, dt, "contiguous")
+    if made is None:
+        pytest.skip(f"no sample inputs for {op.schema.full_name}")
+    args = made[1]
+    a = dtype_checked(op) or op.inputs[0]
+    x = args.get(a.name)
+    x = x[0] if isinstance(x, list) and x else x
+    if not isinstance(x, loom.Tensor) or x.dtype.name != dt:
+        pytest.skip(f"the sample's {a.name} is int64 or bool whatever the dtype")
+    want = _torch_result(op, args)
+    if want is None:
+        pytest.skip(f"PyTorch has no function {op.name}")
+    try:
+        got = call_function(op, args)
+    except Exception as e:   # noqa: BLE001 - compared with PyTorch's answer below
+        got = e
+    if want[0]:
+        if isinstance(got, Exception):
+            raise got
+        why = compare(op, got, want[1], dt)
+        assert why is None, why
+        return
+    if not any(_torch_result(op, args, other)[0] for other in (torch.int64, torch.float32)):
+        pytest.skip("PyTorch takes this sample in no dtype: its call is not loom's")
+    assert isinstance(got, (RuntimeError, TypeError)), f"PyTorch refuses {dt} ({want[1]}), loom gives {got!r}"
+    assert re.match(rf"{op.name}(\(\)|\.)", str(got)), str(got)
+
+
+def _factory_args(op):
+    args = {}
+    for a in op.schema.args:
+        if a.name in op.test.get("kwargs", {}):
+            args[a.name] = op.test["kwargs"][a.name]
+        elif a.name in ("size", "stride", "low", "high"):
+            args[a.name] = {"size": [2, 3], "stride": [3, 1], "low": 0, "high": 5}[a.name]
+    return args
+
+
+@pytest.mark.parametrize("dt", UINTS)
+@pytest.mark.parametrize("op", [op for op in MODEL.ops if not op.inputs and op.schema.arg("dtype")], ids=op_id)
+def test_every_factory_makes_them_where_pytorch_does(op, dt):
+    args = _factory_args(op)
+    fn = getattr(torch, op.name)
+    pos = [v for k, v in args.items() if not op.schema.arg(k).kwonly]
+    try:
+        want = fn(*pos, dtype=getattr(torch, dt))
+    except RuntimeError as e:   # NotImplementedError included
+        with pytest.raises(RuntimeError, match=rf"^{op.name}\(\): .*{dt}"):
+            call_function(op, dict(args, dtype=getattr(loom, dt)))
+        assert "not implemented" in str(e)
+        return
+    got = call_function(op, dict(args, dtype=getattr(loom, dt)))
+    assert (got.dtype.name, got.shape) == (dt, tuple(want.shape))
+    if not op.test.get("nondeterministic") and not op.name.startswith("empty"):
+        assert got.tolist() == want.tolist()
+    if op.name == "randint":
+        assert all(0 <= v < 5 for v in got.flatten().tolist())
+
+
+@pytest.mark.parametrize("dt", UINTS)
+def test_flip_serves_them_in_the_layouts_pytorch_does(dt):
+    """PyTorch flips them only where its copy moves whole rows: the innermost dim of the result unflipped
+    and contiguous in self, or nothing to flip; loom's rule is the same over layouts and dims."""
+    base = np.arange(24).reshape(2, 3, 4)
+    views = {"contiguous": lambda m, t: t, "transposed": lambda m, t: t.transpose(0, 2),
+             "strided": lambda m, t: t[:, :, ::2], "one column": lambda m, t: t[:, :, :1],
+             "expanded": lambda m, t: t[:, :1].expand(2, 3, 4), "expanded inner": lambda m, t: t[:, :, :1].expand(2, 3, 4),
+             "1-d": lambda m, t: t[0, 0], "one element": lambda m, t: t[0, 0, :1]}
+    for name, view in views.items():
+        lt = view(loom, loom.tensor(base).to(getattr(loom, dt)))
+        tt = view(torch, torch.tensor(base).to(getattr(torch, dt)))
+        for r in range(1, lt.ndim + 1):
+            for dims in itertools.combinations(range(lt.ndim), r):
+                try:
+                    want = tt.flip(dims).tolist()
+                except NotImplementedError:
+                    with pytest.raises(RuntimeError, match=f"flip\\(\\): not implemented for dtype {dt}"):
+                        lt.flip(dims)
+                    continue
+                assert lt.flip(dims).tolist() == want, (name, dims)
 
 
 # ---- promotion ----
@@ -314,6 +467,19 @@ def test_uint64_upper_half_round_trips():
     assert x.double().tolist() == torch.tensor([BIG, 2 ** 63, 5], dtype=torch.uint64).double().tolist()
     f = torch.tensor([1.8e19, 2.0 ** 63, -1.0, -3.7], dtype=torch.float64)
     assert loom.tensor(f.numpy()).to(loom.uint64).tolist() == f.to(torch.uint64).tolist()
+
+
+def test_uint64_upper_half_orders_and_sums_as_pytorch():
+    """2^63 and up sort above every smaller value (unsigned order), and cumsum/cumprod's int64 results
+    wrap them as PyTorch's do."""
+    vals = [BIG, 1, 2 ** 63, 5, 2 ** 63 - 1, 0, BIG]
+    x, t = loom.tensor(vals, dtype=loom.uint64), torch.tensor(vals, dtype=torch.uint64)
+    for fn in (lambda v: v.sort(descending=True), lambda v: v.argsort(stable=True), lambda v: v.msort(),
+               lambda v: v.unique(return_inverse=True, return_counts=True), lambda v: v.cumsum(0),
+               lambda v: v.cumprod(0), lambda v: v.reshape(7, 1).unique(dim=0)):
+        got, want = fn(x), fn(t)
+        as_lists = (lambda r: [u.tolist() for u in r] if isinstance(r, tuple) else r.tolist())
+        assert as_lists(got) == as_lists(want)
 
 
 def test_python_ints_past_int64_elsewhere_follow_pytorch():

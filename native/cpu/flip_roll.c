@@ -6,6 +6,20 @@
 #include "loom.h"
 #include "loom_ops.h"
 
+/* PyTorch flips uint16/32/64 only where its copy needs no loop of the dtype: nothing to flip (each
+ * flipped dim of size 1 or stride 0), or whole rows moved, the result's innermost dim of size > 1
+ * unflipped and contiguous in self (the result keeps a dense self's order, else is row-major) */
+static bool flip_moves_rows(const lm_tensor *self, const bool *flip) {
+    bool any = false;
+    int inner = -1;
+    for (int d = 0; d < self->ndim; d++) {
+        if (self->shape[d] < 2) continue;
+        any |= flip[d] && self->strides[d] != 0;
+        if (inner < 0 || !lm_is_dense(self) || self->strides[d] < self->strides[inner]) inner = d;
+    }
+    return !any || (!flip[inner] && self->strides[inner] == 1);
+}
+
 lm_tensor *lm_cpu_flip(lm_tensor *self, const int64_t *dims, int64_t dims_len) {
     bool flip[LM_MAX_DIMS] = {false};
     for (int64_t i = 0; i < dims_len; i++) {
@@ -14,6 +28,10 @@ lm_tensor *lm_cpu_flip(lm_tensor *self, const int64_t *dims, int64_t dims_len) {
         if (self->ndim == 0) continue;
         if (flip[d]) { lm_set_error(LM_ERR_RUNTIME, "dim %d appears multiple times in the list of dims", d); return NULL; }
         flip[d] = true;
+    }
+    if (lm_is_barebones(self->dtype) && !flip_moves_rows(self, flip)) {
+        lm_set_error(LM_ERR_TYPE, "not implemented for dtype %s", lm_dtype_name(self->dtype));
+        return NULL;
     }
     int64_t strides[LM_MAX_DIMS], offset = self->offset;
     for (int d = 0; d < self->ndim; d++) {

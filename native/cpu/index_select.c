@@ -61,6 +61,11 @@ static lm_tensor *select(lm_tensor *self, int d, lm_tensor *idx_t, int out_ndim)
 }
 
 lm_tensor *lm_cpu_index_select(lm_tensor *self, int64_t dim, lm_tensor *index) {
+    /* PyTorch moves a uint16/32/64 self's slices as bytes but has no element loop for them (1-D, 0-d) */
+    if (lm_is_barebones(self->dtype) && self->ndim <= 1) {
+        lm_set_error(LM_ERR_TYPE, "not implemented for dtype %s", lm_dtype_name(self->dtype));
+        return NULL;
+    }
     int d;
     if (lm_wrap_dim(dim, self->ndim, &d)) return NULL;
     lm_nd S;

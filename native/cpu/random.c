@@ -120,7 +120,7 @@ lm_tensor *lm_cpu_randint(int64_t low, int64_t high, const int64_t *size, int64_
     /* [lo, hi) of the dtype (dtypes.yaml); the int64 bounds themselves are not representable as
      * doubles, and every int64 `from` is in range */
     bool wide = lm_itemsize(dt) == 8;
-    int64_t lo = dt == LM_BOOL ? 0 : wide ? INT64_MIN : (int64_t)lm_dtype_int_lo[dt];
+    int64_t lo = dt == LM_BOOL || lm_is_barebones(dt) ? 0 : wide ? INT64_MIN : (int64_t)lm_dtype_int_lo[dt];
     int64_t hi = dt == LM_BOOL ? 2 : wide ? INT64_MAX : (int64_t)lm_dtype_int_hi[dt];
     if (lm_is_integral(dt, true) && (low < lo || high > hi)) {
         lm_set_error(LM_ERR_VALUE, "random_ expects 'from' and 'to' within the range of %s, but got from=%lld to=%lld",
@@ -135,7 +135,7 @@ lm_tensor *lm_cpu_randint(int64_t low, int64_t high, const int64_t *size, int64_
     if (!here) return on_device(t, 2, (double)low, (double)range);
     int64_t n = lm_numel(t);
     char *p = lm_bytes(t);
-    LM_DISPATCH(t->dtype, T, ,
+    LM_DISPATCH_AND_BAREBONES(t->dtype, T, ,
         for (int64_t i = 0; i < n; i++) ((T *)p)[i] = (T)(low + (int64_t)(next() % range));)
     return lm_move_to(t, device < 0 ? LM_CPU : device);
 }

@@ -17,6 +17,11 @@ static inline double logaddexp_d(double a, double b) {
 
 /* A running sum, product or log-sum-exp along dim, into a new tensor of dtype rd. */
 static lm_tensor *scan(lm_tensor *self, int64_t dim, int rd, int mode) {
+    /* bool and uint16/32/64 inputs sum in int64; PyTorch has no loop summing into them (dtype=, in place) */
+    if (rd == LM_BOOL || lm_is_barebones(rd)) {
+        lm_set_error(LM_ERR_TYPE, "not implemented for dtype %s", lm_dtype_name(rd));
+        return NULL;
+    }
     int d;
     if (lm_wrap_dim(dim, self->ndim, &d)) return NULL;
     lm_tensor *x = lm_cast(self, rd);

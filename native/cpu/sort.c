@@ -34,6 +34,7 @@
 
 #define MERGE_SORT_OF(E, T, N) DEFINE_MERGE_SORT(T, msort_##N)
 LM_FOR_EACH_DTYPE(MERGE_SORT_OF)
+LM_FOR_EACH_BAREBONES(MERGE_SORT_OF)
 
 /* the rows of one dtype: gather each row, sort it with MSORT, write its first k */
 #define SORT_ROWS(T, MSORT)                                                                     \
@@ -86,7 +87,7 @@ static int sort_rows(lm_tensor *self, int64_t dim, bool desc, int64_t k, lm_tens
     for (int j = 0; j < S.nd; j++) rows *= rshape[j];
     int64_t *ix = (int64_t *)scratch, *tix = ix + (n ? n : 1);
     void *gil = rows * n > LM_INDEX_GIL_WORK ? lm_gil_release() : NULL;
-    switch (self->dtype) { LM_FOR_EACH_DTYPE(SORT_CASE) default: break; }
+    switch (self->dtype) { LM_FOR_EACH_DTYPE(SORT_CASE) LM_FOR_EACH_BAREBONES(SORT_CASE) default: break; }
     lm_gil_reacquire(gil);
     free(scratch);
     if (values) *values = vals;

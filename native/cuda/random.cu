@@ -98,6 +98,7 @@ extern "C" int lm_cuda_k_random(int kind, int dtype, void *out, int64_t n, uint6
 #define LM_WIDE_CASE(E, C, N) case E: return wide<C>(out, n, seed, offset, kind, a, b);
     switch (dtype) {
         LM_FOR_EACH_DTYPE(LM_WIDE_CASE)
+        LM_FOR_EACH_BAREBONES(LM_WIDE_CASE)   /* randint's uint16/32/64 */
         default: return (int)cudaErrorInvalidValue;
     }
 #undef LM_WIDE_CASE

@@ -23,8 +23,8 @@ def dropout(input, p, train):
     if not train or p == 0.0:
         return input
     if p == 1.0:
-        return input * 0.0
-    keep = _ops.rand_like(input) >= p
+        return input * 0
+    keep = _ops.rand_like(input) >= p   # which uint16/32/64 refuse, as PyTorch's bernoulli_
     return input * (keep * (1.0 / (1.0 - p))).to(input.dtype)
 
 

@@ -671,12 +671,16 @@ def diag_embed(self, offset, dim1, dim2):
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     m = self.shape[-1] if self.ndim else 1
     n = m + _b.abs(offset)
-    k = _ops.arange(m, dtype=int64, device=self.device)
-    flat = (k + _b.max(-offset, 0)) * n + (k + _b.max(offset, 0))   # (row, col) of each diagonal element
     src = self if self.ndim else self.reshape([1])
     lead = list(src.shape[:-1])
-    out = _ops.zeros(lead + [n * n], dtype=self.dtype, device=self.device).index_add(-1, flat, src)
-    out = out.reshape(lead + [n, n])
+    if self.dtype.differentiable:
+        k = _ops.arange(m, dtype=int64, device=self.device)
+        flat = (k + _b.max(-offset, 0)) * n + (k + _b.max(offset, 0))   # (row, col) of each diagonal element
+        out = _ops.zeros(lead + [n * n], dtype=self.dtype, device=self.device).index_add(-1, flat, src)
+        out = out.reshape(lead + [n, n])
+    else:   # no gradient to carry: a copy into the diagonal, which uint16/32/64 take (index_add does not)
+        out = _ops.zeros(lead + [n, n], dtype=self.dtype, device=self.device)
+        out.diagonal(offset, -2, -1).copy_(src)
     # the two new dims land at dim1 and dim2, the others keep their order
     return out.movedim([nd - 2, nd - 1], [d1, d2])
 

@@ -234,7 +234,7 @@ def _row_order(rows):
     n, m = rows.shape
     order = _ops.arange(n, device=rows.device)
     for j in range(m - 1, -1, -1):
-        key = _ops.index_select(rows.select(1, j), 0, order)
+        key = rows.select(1, j)[order]   # indexing, not index_select: PyTorch's takes no 1-D uint16/32/64
         order = _ops.index_select(order, 0, _ops.sort(key, 0, stable=True)[1])
     return order
 
@@ -244,12 +244,12 @@ def _unique_rows(rows, sort, return_inverse, return_counts):
     n = rows.shape[0]
     if sort:
         order = _row_order(rows) if rows.ndim == 2 else _ops.sort(rows, 0, stable=True)[1]
-        s = _ops.index_select(rows, 0, order)
+        s = rows[order]
     else:
         s = rows
     starts, run = _runs(s)
     k = _b.int(starts.sum().item()) if n else 0
-    values = _ops.index_select(s, 0, _ops.nonzero(starts).reshape(-1))
+    values = s[starts]
     inverse = counts = None
     if return_inverse:
         inverse = _ops.zeros([n], dtype=int64, device=rows.device).scatter(0, order, run) if sort else run

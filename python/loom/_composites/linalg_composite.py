@@ -5,6 +5,7 @@ name in loom._ops checks the arguments and calls it; ops/linalg_composite.yaml n
 import builtins as _b
 
 from .. import _ops
+from .._dtype import int64
 from .._linalg_api import inv
 
 
@@ -48,8 +49,8 @@ def linalg_vecdot(x, y, dim):
 
 
 def linalg_vander(x, n):
-    if not x.dtype.is_floating_point:
-        raise TypeError(f"not implemented for dtype {x.dtype.name}")
+    if not x.dtype.is_floating_point:   # integers' powers are int64 (uint64's wrap), as PyTorch's cumprod gives
+        x = x.to(int64)
     if x.ndim < 1:
         raise RuntimeError("linalg.vander: x must have at least one dimension")
     n = x.shape[-1] if n is None else n

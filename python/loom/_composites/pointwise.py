@@ -5,8 +5,10 @@ name in loom._ops checks the arguments and calls it; ops/pointwise.yaml names it
 import builtins as _b
 
 from .. import _ops
-from .._dtype import float64
+from .._dtype import BY_NAME, float64
 from .._errors import LoomIndexError   # an IndexError and a RuntimeError, as the kernels raise
+
+_BAREBONES = tuple(BY_NAME[n] for n in ("uint16", "uint32", "uint64"))
 
 
 def div_Tensor_mode(self, other, rounding_mode):
@@ -106,6 +108,8 @@ def round_decimals(self, decimals):
 
 
 def count_nonzero(self, dim):
+    if not dim and self.dtype in _BAREBONES:   # PyTorch counts over all dims in a loop they lack
+        raise TypeError(f"not implemented for dtype {self.dtype.name}")
     return (self != 0).sum(dim)
 
 
@@ -143,7 +147,7 @@ def isclose(self, other, rtol, atol, equal_nan):
     if self.dtype.is_floating_point or atol or rtol:
         # finite differences only: an infinity is close only to itself (the == above)
         diff = (self - other).abs() if self.dtype.is_floating_point else (self * 1.0 - other).abs()
-        within = _ops.logical_and(_ops.isfinite(diff), diff <= atol + rtol * other.abs())
+        within = _ops.logical_and(_ops.isfinite(diff), diff <= atol + (rtol * other).abs())
         close = _ops.logical_or(close, within)
     return close.detach()
 

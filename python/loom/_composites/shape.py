@@ -214,8 +214,12 @@ def diag(self, diagonal):
         raise RuntimeError(f"Supports 1D or 2D tensors. Got {self.ndim}D")
     m = self.shape[0]
     n = m + _b.abs(diagonal)
+    out = _ops.zeros((n, n), dtype=self.dtype, device=self.device)
+    if not self.dtype.differentiable:   # no gradient to carry: a copy into the diagonal, which uint16/32/64 take
+        out.diagonal(diagonal).copy_(self)
+        return out
     rows = _ops.arange(m, device=self.device) + _b.max(-diagonal, 0)
-    return _ops.zeros((n, n), dtype=self.dtype, device=self.device).index_put([rows, rows + diagonal], self)
+    return out.index_put([rows, rows + diagonal], self)
 
 
 def trace(self):

@@ -8,8 +8,6 @@ from .. import _ops
 def mvlgamma(self, p):
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    if not self.is_meta and not bool((self > (p - 1) / 2).all()):
-        raise RuntimeError("All elements must be greater than (p-1)/2")
     out = _ops.lgamma(self) + p * (p - 1) / 4 * 1.1447298858494002
     for j in range(1, p):
         out = out + _ops.lgamma(self - j / 2)
