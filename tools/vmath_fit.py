@@ -154,6 +154,7 @@ FITS = {
     "i1_dlog": (_i_small_dlog(1), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 3, True),
     "i0_large": (_i_large(0), 0, 1 / mp.mpf(BESSEL_I_SPLIT), mp.mpf("0.05"), 20, True),
     "i1_large": (_i_large(1), 0, 1 / mp.mpf(BESSEL_I_SPLIT), mp.mpf("0.05"), 20, True),
+    "rgamma": (lambda f: 1 / mp.gamma(1 + f), 0, 1, mp.mpf("0.5"), 14, False),
 }
 
 

@@ -214,7 +214,7 @@ static inline LM_HD float lm_erff(float x) {
 #define LM_LIBM_FLOAT(fn) LM_VM float lm_f_##fn(float x) { return fn##f(x); }
 #define LM_LIBM_DOUBLE(fn) LM_VM double lm_d_##fn(double x) { return fn(x); }
 #define LM_LIBM(fn) LM_LIBM_FLOAT(fn) LM_LIBM_DOUBLE(fn)
-LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
+LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM_DOUBLE(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
 LM_LIBM(ceil) LM_LIBM(trunc) LM_LIBM(rint)
 /* the double form (vmath.h, vmath_trig.h) and the float form (vmath_f32.h, vmath_trig.h) */
 #define LM_VMATH_FORMS(fn) LM_VM float lm_f_##fn(float x) { return lm_##fn##f(x); } \
@@ -234,6 +234,13 @@ LM_VM bool lm_d_trig_short_ok(double x) { return lm_trig_short_ok(x); }
 #define LM_LIBM2(fn) LM_VM float lm_f2_##fn(float a, float b) { return fn##f(a, b); } \
     LM_VM double lm_d2_##fn(double a, double b) { return fn(a, b); }
 LM_LIBM2(copysign) LM_LIBM2(hypot)
+/* lgamma: float's through vmath_gamma.h's double form, whose short form (every x > 0) skips the reflection;
+ * double's libm's */
+LM_VM float lm_f_lgamma(float x) { return (float)lm_lgamma_f32(x); }
+LM_VM float lm_f_lgamma_short(float x) { return (float)lm_lgamma_pos_f32(x); }
+LM_VM bool lm_f_lgamma_short_ok(float x) { return x > 0; }
+LM_VM double lm_d_lgamma_short(double x) { return lgamma(x); }
+LM_VM bool lm_d_lgamma_short_ok(double x) { return x > 0; }
 LM_VM float lm_f2_nextafter(float a, float b) { return lm_nextafterf(a, b); }
 LM_VM double lm_d2_nextafter(double a, double b) { return lm_nextafter(a, b); }
 LM_VM float lm_f2_atan2(float a, float b) { return lm_atan2f(a, b); }

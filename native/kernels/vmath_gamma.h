@@ -1,11 +1,12 @@
-/* digamma and trigamma for double in plain arithmetic with selects, so loops over them vectorise (special.h's
- * lm_digamma and lm_polygamma walk a data-dependent recurrence and call libm): for x > 0, psi(x) = psi(x + 10) -
- * sum 1/(x + j) and psi'(x) = psi'(x + 10) + sum 1/(x + j)^2 over j < 10 below 10, each sum one division of
- * two products accumulated over the ten terms (all positive: no cancellation inside); psi and psi' at y >= 10 by
- * their asymptotic series (Bernoulli terms to y^-18: below 2^-57 there), y's rounding error put back; x < 0 by
- * reflection with sin(pi x) and cos(pi x) from the exact reduction of vmath_sinc.h. Near the positive zero of
- * psi (1.4616...) psi(x + 10) and the sum cancel: the error there is absolute, a few ulp of psi(x + 10), as in
- * the recurrences PyTorch and SciPy use. C side only; CUDA keeps special.h's forms. */
+/* float32's lgamma (in double, below), digamma and trigamma for double in plain arithmetic with selects, so loops
+ * over them vectorise (libm's lgammaf writes signgam; special.h's lm_digamma and lm_polygamma walk a data-dependent
+ * recurrence and call libm): for x > 0, psi(x) = psi(x + 10) - sum 1/(x + j) and psi'(x) = psi'(x + 10) + sum
+ * 1/(x + j)^2 over j < 10 below 10, each sum one division of two products accumulated over the ten terms (all positive:
+ * no cancellation inside); psi and psi' at y >= 10 by their asymptotic series (Bernoulli terms to y^-18: below
+ * 2^-57 there), y's rounding error put back; x < 0 by reflection with sin(pi x) and cos(pi x) from the exact
+ * reduction of vmath_sinc.h. Near the positive zero of psi (1.4616...) psi(x + 10) and the sum cancel: the error
+ * there is absolute, a few ulp of psi(x + 10), as in the recurrences PyTorch and SciPy use. C side only; CUDA keeps
+ * special.h's forms. */
 #ifndef LOOM_KERNELS_VMATH_GAMMA_H
 #define LOOM_KERNELS_VMATH_GAMMA_H
 #ifndef __CUDACC__
@@ -76,6 +77,51 @@ LM_VM double lm_trigamma(double x) {
     y = x == 0 ? INFINITY : y;
     y = x > DBL_MAX ? 0.0 : y;
     y = x < -DBL_MAX ? INFINITY : y;
+    return x != x ? x : y;
+}
+
+/* 1/Gamma(1 + f): degree 14 in f - 0.5 on [0, 1], absolute error 4.1e-17 (tools/vmath_fit.py rgamma; 1/Gamma
+ * is entire, so its fits converge fast) */
+static const double lm_rgamma[15] = {
+    -0x1.826a5aa845764p-24, 0x1.3d1d48621c7f9p-24, 0x1.217128c6a4734p-19, -0x1.d27fb0958996cp-17,
+    0x1.a963867b157cep-16, 0x1.3f84fbacf6632p-13, -0x1.232bd85edd4acp-10, 0x1.15f7ef626246ap-9,
+    0x1.b16203e58badfp-8, -0x1.5955cc389c842p-5, 0x1.a18540be330b4p-5, 0x1.669be41a924cbp-3,
+    -0x1.0da5a671c048ap-1, -0x1.514d3d905842cp-5, 0x1.20dd750429b6dp+0,
+};
+
+/* lgamma(x) for x > 0, to float accuracy (float32's lgamma, in double): below 8 the log of Gamma(x) =
+ * (1 + f) ... (n - 1 + f) / (1/Gamma(1 + f)) (divided by f where n = 0), x = n + f, whose relative error
+ * (~2^-53) is lgamma's absolute error: near its zeros at 1 and 2, where lgamma ~ |x - 1| / 2 >= 2^-25 on
+ * floats, that is under an ulp of float. From 8 on Stirling's series, (x - 1/2)(log x - 1) + (log(2 pi) - 1)/2
+ * + 1/(12 x) - ..., to x^-5 (the next term below 2^-40 relative). One lm_log serves both: the product's, or log x. Exact 0 at 1 and 2, as PyTorch's. */
+LM_VM double lm_lgamma_pos_f32(double x) {
+    double xs = x < 8.0 ? x : 1.0, n = floor(xs), f = xs - n;
+    double p = 1.0;
+#pragma GCC unroll 6
+    for (int j = 1; j < 7; j++)
+        p *= n > j ? f + j : 1.0;
+    double rg = LM_POLY(lm_rgamma, f - 0.5);
+    double g = p / (n < 1.0 ? rg * f : rg);
+    double xl = x < 8.0 ? 8.0 : x;
+    double l = lm_log(x < 8.0 ? g : xl);
+    double v = 1.0 / xl, w = v * v;
+    double big = (xl - 0.5) * (l - 1.0) + (0.41893853320467274178 + v * (1.0 / 12 - w * (1.0 / 360 - w * (1.0 / 1260))));
+    double y = x < 8.0 ? l : big;
+    y = x == 1.0 ? 0.0 : y;
+    return x == 2.0 ? 0.0 : y;
+}
+
+/* float32's lgamma in double: log(pi / |sin(pi x)|) - lgamma(1 - x) below 0 (lm_sincospi gives sin(pi x) / pi);
+ * +inf at 0, the negative integers (every float from -2^23 down) and +-inf, as PyTorch's. The near-cancellation
+ * at lgamma's negative zeros is of terms near 1, each within 2^-52: absolute, below an ulp of float there. */
+LM_VM double lm_lgamma_f32(double x) {
+    double s, c, r = lm_sincospi(x < 0 && x > -0x1p52 ? x : 0.5, &s, &c);
+    double y = lm_lgamma_pos_f32(x < 0 ? 1.0 - x : x);
+    double neg = -lm_log(fabs(s)) - y;
+    neg = r == rint(r) ? INFINITY : neg;
+    y = x < 0 ? neg : y;
+    y = x <= -0x1p52 ? INFINITY : y;
+    y = x == 0 ? INFINITY : y;
     return x != x ? x : y;
 }
 
