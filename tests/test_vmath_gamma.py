@@ -115,3 +115,13 @@ def test_float32_lgamma_short_and_full_forms_give_the_same_bits():
     short = loom.lgamma(loom.tensor(x)).numpy()
     full = loom.lgamma(loom.tensor(mixed)).numpy()
     assert np.array_equal(short[keep].view(np.uint32), full[keep].view(np.uint32))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_polygamma_1_short_form_matches_the_strided_loop(dt):
+    # contiguous loops take the body's short form for n == 1 (trigamma, no test), strided ones the full body
+    x = np.random.default_rng(9).uniform(-20, 20, 2 * 4096).astype(dt)
+    t = loom.tensor(x)
+    contiguous = loom.special.polygamma(1, loom.tensor(x[::2].copy())).numpy()
+    strided = loom.special.polygamma(1, t[::2]).numpy()
+    assert np.array_equal(contiguous.view(np.uint8), strided.view(np.uint8))
