@@ -33,22 +33,24 @@ LM_VM float lm_erfinvf(float x) { return lm_erfinvf_at(x, false); }
 LM_VM float lm_erfinvf_short(float x) { return lm_erfinvf_at(x, true); }
 LM_VM bool lm_erfinvf_short_ok(float x) { return fabsf(x) < 0.9966f; }
 
-/* erfc |x| = e^(g(t) - x^2), g = log erfcx (smooth, 0 at x = 0, ~ -log(x sqrt(pi)) for large x) as
- * a degree-16 polynomial in u, t = 4 / (4 + |x|) mapped onto [-1, 1]: a least-squares Chebyshev
- * fit against SciPy's erfcx on [0, 10.1] (absolute 1.1e-9: relative in erfc), converted. x^2 is
- * exact in double for a float x. erfc x = 2 - erfc |x| below 0; from 10.1 on erfc is 0 in float. */
+/* erfc |x| = e^(-x^2) G(r) r, r = 1 / (|x| + 3), G(r) = (a + 3) erfcx(a) (0.43 to 0.56 on a <= 10.1): a
+ * degree-10 polynomial in r - 0.21 (tools/vmath_fit.py erfcf_g, 2^-28 relative), in double, where x^2 is
+ * exact for a float x and e^(-x^2) needs float's accuracy only: Taylor to r^8 after the reduction (2^-33).
+ * erfc x = 2 - erfc |x| below 0; from 10.1 on erfc is 0 in float. The result rounds once. */
 LM_VM float lm_erfcf(float x) {
     double a = fabs((double)x), ac = a < 10.1 ? a : 10.1;
-    double u = -0x1.cac5b3f5dc83cp+0 + 0x1.6562d9faee41ep+1 * (4.0 / (4.0 + ac));
-    double g = -0x1.7543a2d9bdbb9p+0 + u * (0x1.56fbdf43b1791p+0 + u * (0x1.8fb9500103906p-5 + u * (
-               0x1.8bfd8cb9de4c3p-4 + u * (-0x1.c3530e4163437p-6 + u * (0x1.427dcf0189d9dp-8 + u * (
-               -0x1.bf046c176a347p-8 + u * (0x1.5a8db81385f03p-9 + u * (-0x1.ae34884b29607p-11 + u * (
-               0x1.5363fb1b01ea3p-11 + u * (-0x1.21aecf1c31070p-12 + u * (0x1.75f07ad580442p-13 + u * (
-               -0x1.363b460a6af72p-13 + u * (-0x1.ee793a331d288p-17 + u * (0x1.2f4cbfafaf7adp-15 + u * (
-               0x1.3ca8b0ada7d1bp-15 + u * (-0x1.bd199133926b3p-16))))))))))))))));
-    double e = lm_exp(g - ac * ac);
-    float r = (float)(x < 0 ? 2.0 - e : e);
-    return x != x ? x : r;
+    double r = 1.0 / (ac + 3.0), v = r - 0.21;
+    double g = 0x1.5980e6d2671cap+0 + v * (0x1.e4b6d8c955b07p+2 + v * (0x1.fe015ba7bd7c9p+4 + v * (
+               0x1.8681160c6ebc1p+6 + v * (0x1.87da4d757c677p+7 + v * (0x1.3b2bc6345a88ap+7 + v * (
+               -0x1.53489172c6915p+8 + v * (-0x1.cd24e12a0acc8p+9 + v * (0x1.e0b577d713717p+8 + v * (
+               0x1.9b9a0ff92e0c8p+11 + v * -0x1.ee01ceaf94f33p+7)))))))));
+    double z = -ac * ac, k = z * 0x1.71547652b82fep0 + LM_RND_SHIFT, n = k - LM_RND_SHIFT;
+    double t = z - n * 0x1.62e42fefa39efp-1;   /* |n| <= 148: n ln 2 rounds by 2^-45 at most */
+    double p = 1.0 + t * (1.0 + t * (0.5 + t * (1.0 / 6 + t * (1.0 / 24 + t * (1.0 / 120 + t * (1.0 / 720 +
+               t * (1.0 / 5040 + t * (1.0 / 40320))))))));
+    double e = p * lm_from_bits64((lm_bits64(k) - lm_bits64(LM_RND_SHIFT) + 1023) << 52) * (g * r);
+    float y = (float)(x < 0 ? 2.0 - e : e);
+    return x != x ? x : y;
 }
 
 /* ---- double erf, erfc, erfcx, ndtr and log_ndtr (C side; CUDA keeps its erf and erfc and special_fns.h's
