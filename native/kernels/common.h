@@ -128,6 +128,13 @@ static inline lm_complex128 lm_cmul128(lm_complex128 a, lm_complex128 b) {
 /* special functions computed in double (vmath_bessel.h & co.): for float results their _f32 forms, which
  * skip the compensations that only double needs */
 #define LM_SPECIAL(T, fn, x) _Generic((T)0, float: (T)lm_##fn##_f32((double)(x)), default: (T)lm_##fn((double)(x)))
+/* zeta(x, q): float's through vmath_gamma.h's vectorising sum where it holds (a body's short form, and the same
+ * bits in the full one), special_fns.h's lm_zeta elsewhere and for double (it takes the sum's 2^-44 error) */
+#define LM_ZETA(T, x, q) _Generic((T)0, float: (T)(lm_zeta_f32_ok((double)(x), (double)(q)) ? \
+    lm_zeta_f32_sum((double)(x), (double)(q)) : lm_zeta((double)(x), (double)(q))), \
+    default: (T)lm_zeta((double)(x), (double)(q)))
+#define LM_ZETA_SHORT(T, x, q) ((T)lm_zeta_f32_sum((double)(x), (double)(q)))
+#define LM_ZETA_SHORT_OK(T, x, q) _Generic((T)0, float: lm_zeta_f32_ok((double)(x), (double)(q)), default: false)
 
 /* the same for helpers of floating-only ops */
 #define LM_FLOAT_TYPED(T, name) _Generic((T)0, float: name##_f32, default: name##_f64)
@@ -413,6 +420,7 @@ template <class X> static inline LM_HD X lm_bitwise_not_(X a) { return (X)~a; }
 #define lm_bitwise_not(T, a) lm_bitwise_not_((T)(a))
 
 #define LM_SPECIAL(T, fn, x) ((T)lm_##fn((double)(x)))   /* special_fns.h's, in double */
+#define LM_ZETA(T, x, q) ((T)lm_zeta((double)(x), (double)(q)))
 #define LM_TYPED(T, name) name<T>
 #define LM_TYPED_FN(name, DEF) template <class T> DEF(T, name)
 #define LM_FLOAT_TYPED(T, name) name<T>

@@ -125,5 +125,23 @@ LM_VM double lm_lgamma_f32(double x) {
     return x != x ? x : y;
 }
 
+/* Hurwitz zeta(x, q) to float accuracy (float32's, in double) where 1 < x <= 16 and 0 < q <= FLT_MAX
+ * (lm_zeta_f32_ok; special_fns.h's lm_zeta elsewhere): the first six terms of sum (q + k)^-x, then
+ * Euler-Maclaurin at a = q + 6, a^(1-x) / (x - 1) + a^-x / 2 + its B_2 to B_8 terms (truncation below 2^-28
+ * relative there), each power e^(-x log(q + k)) (the product rounds by 2^-53 |x log(q + k)| < 2^-44), so
+ * the loop vectorises where lm_zeta's data-dependent sum calls pow */
+LM_VM bool lm_zeta_f32_ok(double x, double q) { return (x > 1.0) & (x <= 16.0) & (q > 0.0) & (q <= FLT_MAX); }
+
+LM_VM double lm_zeta_f32_sum(double x, double q) {
+    double s = 0.0;
+#pragma GCC unroll 6
+    for (int k = 0; k < 6; k++)
+        s += lm_exp(-x * lm_log(q + k));
+    double a = q + 6.0, ia = 1.0 / a, w = ia * ia, p = lm_exp(-x * lm_log(a));   /* p = a^-x */
+    double em = p * ia * x * (1.0 / 12 - w * (x + 1.0) * (x + 2.0) * (1.0 / 720 - w * (x + 3.0) * (x + 4.0) *
+                (1.0 / 30240 - w * (x + 5.0) * (x + 6.0) * (1.0 / 1209600))));
+    return s + (a * p / (x - 1.0) + (0.5 * p + em));
+}
+
 #endif
 #endif
