@@ -135,6 +135,13 @@ static inline lm_complex128 lm_cmul128(lm_complex128 a, lm_complex128 b) {
     default: (T)lm_zeta((double)(x), (double)(q)))
 #define LM_ZETA_SHORT(T, x, q) ((T)lm_zeta_f32_sum((double)(x), (double)(q)))
 #define LM_ZETA_SHORT_OK(T, x, q) _Generic((T)0, float: lm_zeta_f32_ok((double)(x), (double)(q)), default: false)
+/* igamma and igammac (FN lm_gammainc, lm_gammaincc; UPPER false, true): the same for vmath_gamma.h's fixed-depth
+ * series and fraction */
+#define LM_IGAMMA(T, FN, UPPER, a, x) _Generic((T)0, float: (T)(lm_igamma_f32_ok((double)(a), (double)(x)) ? \
+    lm_igamma_f32_sum((double)(a), (double)(x), UPPER) : FN((double)(a), (double)(x))), \
+    default: (T)FN((double)(a), (double)(x)))
+#define LM_IGAMMA_SHORT(T, UPPER, a, x) ((T)lm_igamma_f32_sum((double)(a), (double)(x), UPPER))
+#define LM_IGAMMA_SHORT_OK(T, a, x) _Generic((T)0, float: lm_igamma_f32_ok((double)(a), (double)(x)), default: false)
 
 /* the same for helpers of floating-only ops */
 #define LM_FLOAT_TYPED(T, name) _Generic((T)0, float: name##_f32, default: name##_f64)
@@ -421,6 +428,7 @@ template <class X> static inline LM_HD X lm_bitwise_not_(X a) { return (X)~a; }
 
 #define LM_SPECIAL(T, fn, x) ((T)lm_##fn((double)(x)))   /* special_fns.h's, in double */
 #define LM_ZETA(T, x, q) ((T)lm_zeta((double)(x), (double)(q)))
+#define LM_IGAMMA(T, FN, UPPER, a, x) ((T)FN((double)(a), (double)(x)))
 #define LM_TYPED(T, name) name<T>
 #define LM_TYPED_FN(name, DEF) template <class T> DEF(T, name)
 #define LM_FLOAT_TYPED(T, name) name<T>
