@@ -4,7 +4,8 @@ float32 (the double forms rounded once) against SciPy's float64, and the special
 Below x = 10 both shift to x + 10 (psi(x) = psi(x + 10) - sum 1/(x + j)), so near psi's positive zero (1.4616...)
 its error is absolute: counted in ulps of max(1, |psi|). Measured max (the test's ~12k points): digamma 10 ulp
 there (PyTorch's and SciPy's recurrences: 119 and 118 on the same points), 1.1 ulp from 10 on; trigamma 6.6 ulp
-(SciPy 4.5). float32 lgamma (its own form in double): 0.50 ulp over the sweep below, its zeros included."""
+(SciPy 4.5). The float32 forms in double (lgamma, zeta, igamma, igammac) against SciPy's float64, measured max:
+lgamma 0.50 ulp over the sweep below, its zeros included; zeta 0.50; igamma 0.50, igammac 0.53."""
 import numpy as np
 import pytest
 

@@ -1,12 +1,12 @@
-/* float32's lgamma (in double, below), digamma and trigamma for double in plain arithmetic with selects, so loops
- * over them vectorise (libm's lgammaf writes signgam; special.h's lm_digamma and lm_polygamma walk a data-dependent
- * recurrence and call libm): for x > 0, psi(x) = psi(x + 10) - sum 1/(x + j) and psi'(x) = psi'(x + 10) + sum
- * 1/(x + j)^2 over j < 10 below 10, each sum one division of two products accumulated over the ten terms (all positive:
- * no cancellation inside); psi and psi' at y >= 10 by their asymptotic series (Bernoulli terms to y^-18: below
- * 2^-57 there), y's rounding error put back; x < 0 by reflection with sin(pi x) and cos(pi x) from the exact
- * reduction of vmath_sinc.h. Near the positive zero of psi (1.4616...) psi(x + 10) and the sum cancel: the error
- * there is absolute, a few ulp of psi(x + 10), as in the recurrences PyTorch and SciPy use. C side only; CUDA keeps
- * special.h's forms. */
+/* float32's lgamma, zeta and igamma (in double, below), digamma and trigamma for double in plain arithmetic with
+ * selects, so loops over them vectorise (libm's lgammaf writes signgam; special.h's lm_digamma and lm_polygamma
+ * walk a data-dependent recurrence and call libm): for x > 0, psi(x) = psi(x + 10) - sum 1/(x + j) and psi'(x) =
+ * psi'(x + 10) + sum 1/(x + j)^2 over j < 10 below 10, each sum one division of two products accumulated over the
+ * ten terms (all positive: no cancellation inside); psi and psi' at y >= 10 by their asymptotic series (Bernoulli
+ * terms to y^-18: below 2^-57 there), y's rounding error put back; x < 0 by reflection with sin(pi x) and cos(pi
+ * x) from the exact reduction of vmath_sinc.h. Near the positive zero of psi (1.4616...) psi(x + 10) and the sum
+ * cancel: the error there is absolute, a few ulp of psi(x + 10), as in the recurrences PyTorch and SciPy use. C
+ * side only; CUDA keeps special.h's forms. */
 #ifndef LOOM_KERNELS_VMATH_GAMMA_H
 #define LOOM_KERNELS_VMATH_GAMMA_H
 #ifndef __CUDACC__
