@@ -11,6 +11,7 @@ coefficients in exact arithmetic: the fit's own share of the function's error, e
 argument rounding come on top (tests/test_vmath_special.py measures the whole).
 """
 import argparse
+import struct
 import sys
 
 import mpmath as mp
@@ -50,6 +51,14 @@ def _erfcx_g(r):
     if r == 0:
         return 1 / mp.sqrt(mp.pi)
     return _erfcx(1 / r - K_ERFCX) / r
+
+
+K_ERFCF = 3   # float32 erfc's K: the fit of G on a <= 10.1 converges faster than with 1.5
+
+
+def _erfcf_g(r):
+    """(a + 3) erfcx(a) at a = 1 / r - 3"""
+    return _erfcx(1 / r - K_ERFCF) / r
 
 
 def _erfcx_dlog(r):
@@ -154,6 +163,10 @@ FITS = {
     "i1_dlog": (_i_small_dlog(1), 0, mp.mpf(BESSEL_I_SPLIT) ** 2 / 4, 0, 3, True),
     "i0_large": (_i_large(0), 0, 1 / mp.mpf(BESSEL_I_SPLIT), mp.mpf("0.05"), 20, True),
     "i1_large": (_i_large(1), 0, 1 / mp.mpf(BESSEL_I_SPLIT), mp.mpf("0.05"), 20, True),
+    "rgamma": (lambda f: 1 / mp.gamma(1 + f), 0, 1, mp.mpf("0.5"), 14, False),
+    "erfcf_g": (_erfcf_g, 1 / (mp.mpf("10.1") + K_ERFCF), mp.mpf(1) / K_ERFCF, mp.mpf("0.21"), 10, True),
+    "erfinvf_central": (_erfinv_over_x, 0, 5, mp.mpf(2.5), 10, True),
+    "erfinvf_tail": (_erfinv_over_s, mp.sqrt(5), 4, mp.mpf("3.125"), 9, True),
 }
 
 
@@ -162,7 +175,8 @@ WEIGHTED = {"i0_small": True, "i1_small": True, "i0_dlog": True, "i1_dlog": True
 TWO_PART = {"erf_small": 1, "erfcx_g": 2, "erfinv_central": 2, "erfinv_tail1": 2, "erfinv_tail2": 2,
             "erfinv_tail3": 2, "erfinv_tail4": 2, "i0_small": 2, "i1_small": 2, "i0_large": 2, "i1_large": 2,
             "j0_small": 2, "j1_small": 2, "j0_p": 2, "j0_q": 2, "j1_p": 2, "j1_q": 2,
-            "sinpi": 2, "cospi": 2, "erf_g": 2}   # how many of the first coefficients come in two parts
+            "sinpi": 2, "cospi": 2, "erf_g": 2, "erfinvf_central": 1}   # how many of the first coefficients come in two parts
+FLOAT32 = {"erfinvf_central", "erfinvf_tail"}   # coefficients rounded to float, for float arithmetic
 
 
 def chebyshev_fit(f, lo, hi, center, degree):
@@ -193,16 +207,21 @@ def chebyshev_fit(f, lo, hi, center, degree):
     return [c / half ** k for k, c in enumerate(out)]
 
 
-def rounded_fit(f, lo, hi, center, degree, two_part, weighted=False):
-    """chebyshev_fit's (weighted_fit's; weighted may be the weight) coefficients rounded to double, the first
-    two_part of them in two parts (hi + lo)"""
+def _to_float32(c):
+    return struct.unpack("f", struct.pack("f", float(c)))[0]
+
+
+def rounded_fit(f, lo, hi, center, degree, two_part, weighted=False, single=False):
+    """chebyshev_fit's (weighted_fit's; weighted may be the weight) coefficients rounded to double (single: to
+    float), the first two_part of them in two parts (hi + lo)"""
+    rnd = _to_float32 if single else float
     if weighted:
         exact = weighted_fit(f, lo, hi, center, degree, None if weighted is True else weighted)
     else:
         exact = chebyshev_fit(f, lo, hi, center, degree)
-    out = [mp.mpf(float(c)) for c in exact]
+    out = [mp.mpf(rnd(c)) for c in exact]
     for k in range(two_part):
-        out[k] += mp.mpf(float(exact[k] - out[k]))
+        out[k] += mp.mpf(rnd(exact[k] - out[k]))
     return out
 
 
@@ -240,8 +259,14 @@ def rounded_error(f, lo, hi, center, coeffs, relative, weight=None):
     return worst
 
 
-def c_initializer(coeffs):
-    lits = [float(c).hex() for c in reversed(coeffs)]   # a two-part constant: its first part
+def _c_float(c):
+    h = float(c).hex()   # a float's hex digits end in zeros past its 24 bits
+    mant, exp = h.split("p")
+    return mant.rstrip("0").rstrip(".") + "p" + exp + "f"
+
+
+def c_initializer(coeffs, single=False):
+    lits = [(_c_float(_to_float32(c)) if single else float(c).hex()) for c in reversed(coeffs)]   # a two-part constant: its first part
     lines, line = [], "   "
     for lit in lits:
         if len(line) + len(lit) + 2 > 110:
@@ -262,19 +287,22 @@ def main():
     for name in args.names or FITS:
         f, lo, hi, center, degree, relative = FITS[name]
         weight = WEIGHTED.get(name, False)
-        coeffs = rounded_fit(f, lo, hi, center, degree, TWO_PART.get(name, 0), weight)
+        single = name in FLOAT32
+        coeffs = rounded_fit(f, lo, hi, center, degree, TWO_PART.get(name, 0), weight, single)
         err = rounded_error(f, lo, hi, center, coeffs, relative, None if weight is True else (weight or None))
         kind = "weighted" if callable(WEIGHTED.get(name)) else ("relative" if relative else "absolute")
         print(f"/* {name}: degree {degree} in v - {float(center)!r} on [{float(lo)!r}, {float(hi)!r}], "
               f"{kind} error {float(err):.2e} (2^{float(mp.log(err, 2)):.1f}) */")
-        print(f"static const double lm_{name}[{degree + 1}] = {c_initializer(coeffs)};")
+        print(f"static const {'float' if single else 'double'} lm_{name}[{degree + 1}] = {c_initializer(coeffs, single)};")
         if name in ("j0_small", "j1_small"):
             for k, r in enumerate(J_ZEROS[int(name[1])]):
                 print(f"#define LM_{name[:2].upper()}_ZERO{k + 1} {float(r).hex()}, {float(r - mp.mpf(float(r))).hex()}")
         if name.endswith("_dlog") and name[0] == "i":
             print(f"#define LM_{name.upper()}_POLE {I_DLOG_POLE[int(name[1])].hex()}")
         for k in range(TWO_PART.get(name, 0)):
-            print(f"#define LM_{name.upper()}_LO{k} {float(coeffs[k] - mp.mpf(float(coeffs[k]))).hex()}")
+            rnd = _to_float32 if single else float
+            lo_part = coeffs[k] - mp.mpf(rnd(coeffs[k]))
+            print(f"#define LM_{name.upper()}_LO{k} {_c_float(_to_float32(lo_part)) if single else float(lo_part).hex()}")
 
 
 if __name__ == "__main__":

@@ -128,6 +128,20 @@ static inline lm_complex128 lm_cmul128(lm_complex128 a, lm_complex128 b) {
 /* special functions computed in double (vmath_bessel.h & co.): for float results their _f32 forms, which
  * skip the compensations that only double needs */
 #define LM_SPECIAL(T, fn, x) _Generic((T)0, float: (T)lm_##fn##_f32((double)(x)), default: (T)lm_##fn((double)(x)))
+/* zeta(x, q): float's through vmath_gamma.h's vectorising sum where it holds (a body's short form, and the same
+ * bits in the full one), special_fns.h's lm_zeta elsewhere and for double (it takes the sum's 2^-44 error) */
+#define LM_ZETA(T, x, q) _Generic((T)0, float: (T)(lm_zeta_f32_ok((double)(x), (double)(q)) ? \
+    lm_zeta_f32_sum((double)(x), (double)(q)) : lm_zeta((double)(x), (double)(q))), \
+    default: (T)lm_zeta((double)(x), (double)(q)))
+#define LM_ZETA_SHORT(T, x, q) ((T)lm_zeta_f32_sum((double)(x), (double)(q)))
+#define LM_ZETA_SHORT_OK(T, x, q) _Generic((T)0, float: lm_zeta_f32_ok((double)(x), (double)(q)), default: false)
+/* igamma and igammac (FN lm_gammainc, lm_gammaincc; UPPER false, true): the same for vmath_gamma.h's fixed-depth
+ * series and fraction */
+#define LM_IGAMMA(T, FN, UPPER, a, x) _Generic((T)0, float: (T)(lm_igamma_f32_ok((double)(a), (double)(x)) ? \
+    lm_igamma_f32_sum((double)(a), (double)(x), UPPER) : FN((double)(a), (double)(x))), \
+    default: (T)FN((double)(a), (double)(x)))
+#define LM_IGAMMA_SHORT(T, UPPER, a, x) ((T)lm_igamma_f32_sum((double)(a), (double)(x), UPPER))
+#define LM_IGAMMA_SHORT_OK(T, a, x) _Generic((T)0, float: lm_igamma_f32_ok((double)(a), (double)(x)), default: false)
 
 /* the same for helpers of floating-only ops */
 #define LM_FLOAT_TYPED(T, name) _Generic((T)0, float: name##_f32, default: name##_f64)
@@ -214,7 +228,7 @@ static inline LM_HD float lm_erff(float x) {
 #define LM_LIBM_FLOAT(fn) LM_VM float lm_f_##fn(float x) { return fn##f(x); }
 #define LM_LIBM_DOUBLE(fn) LM_VM double lm_d_##fn(double x) { return fn(x); }
 #define LM_LIBM(fn) LM_LIBM_FLOAT(fn) LM_LIBM_DOUBLE(fn)
-LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
+LM_LIBM(sqrt) LM_LIBM(erf) LM_LIBM(erfc) LM_LIBM_DOUBLE(lgamma) LM_LIBM(fabs) LM_LIBM(floor)
 LM_LIBM(ceil) LM_LIBM(trunc) LM_LIBM(rint)
 /* the double form (vmath.h, vmath_trig.h) and the float form (vmath_f32.h, vmath_trig.h) */
 #define LM_VMATH_FORMS(fn) LM_VM float lm_f_##fn(float x) { return lm_##fn##f(x); } \
@@ -234,6 +248,13 @@ LM_VM bool lm_d_trig_short_ok(double x) { return lm_trig_short_ok(x); }
 #define LM_LIBM2(fn) LM_VM float lm_f2_##fn(float a, float b) { return fn##f(a, b); } \
     LM_VM double lm_d2_##fn(double a, double b) { return fn(a, b); }
 LM_LIBM2(copysign) LM_LIBM2(hypot)
+/* lgamma: float's through vmath_gamma.h's double form, whose short form (every x > 0) skips the reflection;
+ * double's libm's */
+LM_VM float lm_f_lgamma(float x) { return (float)lm_lgamma_f32(x); }
+LM_VM float lm_f_lgamma_short(float x) { return (float)lm_lgamma_pos_f32(x); }
+LM_VM bool lm_f_lgamma_short_ok(float x) { return x > 0; }
+LM_VM double lm_d_lgamma_short(double x) { return lgamma(x); }
+LM_VM bool lm_d_lgamma_short_ok(double x) { return x > 0; }
 LM_VM float lm_f2_nextafter(float a, float b) { return lm_nextafterf(a, b); }
 LM_VM double lm_d2_nextafter(double a, double b) { return lm_nextafter(a, b); }
 LM_VM float lm_f2_atan2(float a, float b) { return lm_atan2f(a, b); }
@@ -406,6 +427,8 @@ template <class X> static inline LM_HD X lm_bitwise_not_(X a) { return (X)~a; }
 #define lm_bitwise_not(T, a) lm_bitwise_not_((T)(a))
 
 #define LM_SPECIAL(T, fn, x) ((T)lm_##fn((double)(x)))   /* special_fns.h's, in double */
+#define LM_ZETA(T, x, q) ((T)lm_zeta((double)(x), (double)(q)))
+#define LM_IGAMMA(T, FN, UPPER, a, x) ((T)FN((double)(a), (double)(x)))
 #define LM_TYPED(T, name) name<T>
 #define LM_TYPED_FN(name, DEF) template <class T> DEF(T, name)
 #define LM_FLOAT_TYPED(T, name) name<T>

@@ -68,11 +68,12 @@ LM_VM float lm_sinhf(float x) {
     return x != x ? x : copysignf(y, x);
 }
 
-/* atanh |x| = (log1p |x| - log1p -|x|) / 2: both logs exact in their argument, no cancellation */
+/* atanh |x| = log1p(2|x| / (1 - |x|)) / 2, one log where (log1p |x| - log1p -|x|) / 2 took two; below 1/2 the
+ * quotient as 2|x| + |x| q (q = 2|x| / (1 - |x|)), whose rounding then falls on a small correction */
 LM_VM float lm_atanhf(float x) {
-    float a = fabsf(x);
-    float ac = a < 1.0f ? a : 0.5f;
-    float y = 0.5f * (lm_log1pf(ac) - lm_log1pf(-ac));
+    float a = fabsf(x), t = a + a;
+    float q = t / (a < 1.0f ? 1.0f - a : 1.0f);
+    float y = 0.5f * lm_log1pf(a < 0.5f ? t + a * q : q);
     y = a == 1.0f ? INFINITY : y;
     y = a > 1.0f ? NAN : y;
     return x != x ? x : copysignf(y, x);
@@ -90,16 +91,20 @@ LM_VM float lm_asinhf(float x) {
     return x != x ? x : copysignf(y, x);
 }
 
-/* acosh x = log1p(t + sqrt(2t + t^2)), t = x - 1 (exact), below 2; log(2x - 1 / (x + sqrt(x^2 - 1)))
- * up to 2^12; log x + ln 2 beyond; NaN below 1 */
+/* acosh x = log1p(t + sqrt(t (t + 2))), t = x - 1 (exact), up to 2^12 (t (t + 2) < 2^24 there: one form, where
+ * log(2x - 1 / (x + sqrt(x^2 - 1))) took a second log from 2 on); log x + ln 2 beyond, through the same log's
+ * parts with the exponent raised by one; NaN below 1 */
 LM_VM float lm_acoshf(float x) {
-    float xc = x > 1.0f ? (x < 0x1p12f ? x : 0x1p12f) : 1.0f, t = xc - 1.0f;
-    float lo = lm_log1pf(t + sqrtf(2.0f * t + t * t));
-    float mid = lm_logf(2.0f * xc - 1.0f / (xc + sqrtf(xc * xc - 1.0f)));
-    float k, r = lm_logf_parts(x > 0x1p12f && x <= FLT_MAX ? x : 1.0f, &k);
-    float big = (k + 1.0f) * LM_LN2_HIF + (r + (k + 1.0f) * LM_LN2_LOF);
-    float y = xc < 2.0f ? lo : mid;
-    y = x >= 0x1p12f ? big : y;
+    bool big = x >= 0x1p12f;
+    float xc = x > 1.0f ? x : 1.0f;
+    xc = big ? 1.0f : xc;
+    float t = xc - 1.0f, u = t + sqrtf(t * (t + 2.0f));
+    float v = 1.0f + u, c = u > 1.0f ? 1.0f - (v - u) : u - (v - 1.0f);   /* log1p(u) = log v + c / v, as lm_log1pf */
+    float w = big ? x : v;
+    w = w <= FLT_MAX ? w : 2.0f;
+    float k, r = lm_logf_parts(w, &k);
+    k = big ? k + 1.0f : k;
+    float y = k * LM_LN2_HIF + ((r + (big ? 0.0f : c / w)) + k * LM_LN2_LOF);
     y = x > FLT_MAX ? x : y;
     y = x < 1.0f ? NAN : y;
     return x != x ? x : y;
