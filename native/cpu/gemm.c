@@ -3,6 +3,7 @@
 #include "gemm.h"
 #include "iter.h"
 #include <stdlib.h>
+#include "half_block.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -234,10 +235,8 @@ int lm_gemm_half(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b,
 }
 
 void lm_half_round_into(int dtype, const float *f, char *o, int64_t n) {
-    if (dtype == LM_BFLOAT16)
-        for (int64_t i = 0; i < n; i++) ((lm_bfloat16 *)o)[i] = lm_float_to_bfloat16(f[i]);
-    else
-        for (int64_t i = 0; i < n; i++) ((lm_float16 *)o)[i] = lm_float_to_float16(f[i]);
+    if (dtype == LM_BFLOAT16) lm_store_block_bfloat16(f, (lm_bfloat16 *)o, n);
+    else lm_store_block_float16(f, (lm_float16 *)o, n);   /* F16C where the host has it */
 }
 
 float *lm_half_scratch(int64_t n) {

@@ -68,6 +68,10 @@ static inline __m512 load16_float16(const lm_float16 *p) {
     return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p));
 }
 
+/* one float16 element through the host's conversion instruction (every AVX-512 host has F16C), where
+ * half.h's portable form costs a dozen integer operations */
+static inline float f16_to_float(lm_float16 h) { return _cvtsh_ss(h.bits); }
+
 /* rows (count <= 16, each `ld` apart, 16 consecutive elements each) transposed into 16 rows of
  * `count` floats, `dst_ld` apart: how both packings read operands that run the other way */
 #define DEFINE_TRANSPOSE(NAME, S)                                                                               \
@@ -99,6 +103,17 @@ DEFINE_TRANSPOSE(float16, lm_float16)
         *done = k;                                                                                              \
         return true;                                                                                            \
     }
+/* a packed B row of NR_float (32) elements from a contiguous source row */
+static inline void copy_row_float(const float *from, float *to) { memcpy(to, from, 32 * sizeof(float)); }
+static inline void copy_row_double(const double *from, double *to) { memcpy(to, from, 16 * sizeof(double)); }
+static inline void copy_row_bfloat16(const lm_bfloat16 *from, float *to) {
+    _mm512_storeu_ps(to, load16_bfloat16(from));
+    _mm512_storeu_ps(to + 16, load16_bfloat16(from + 16));
+}
+static inline void copy_row_float16(const lm_float16 *from, float *to) {
+    _mm512_storeu_ps(to, load16_float16(from));
+    _mm512_storeu_ps(to + 16, load16_float16(from + 16));
+}
 DEFINE_FAST_PACKS(float, float)
 DEFINE_FAST_PACKS(bfloat16, lm_bfloat16)
 DEFINE_FAST_PACKS(float16, lm_float16)
@@ -170,7 +185,7 @@ static bool pack_bt_double(const double *src, int64_t cs, int64_t kc, double *ds
             for (int64_t j0 = 0; j0 < full; j0 += NR) {                                                           \
                 const S *restrict from = b + k * rs + j0;                                                         \
                 T *restrict to = dst + j0 * kc + k * NR;                                                          \
-                for (int64_t j = 0; j < NR; j++) to[j] = CVT(from[j]);                                            \
+                copy_row_##NAME(from, to);                                                                        \
             }                                                                                                     \
         dst += full * kc;                                                                                         \
         for (int64_t j0 = full; j0 < nc; j0 += NR, dst += NR * kc) {                                              \
@@ -290,7 +305,7 @@ DEFINE_GEMM(float, 16)
 DEFINE_GEMM(double, 8)
 DEFINE_PACKS(bfloat16, lm_bfloat16, float, lm_bfloat16_to_float)
 DEFINE_DRIVER(bfloat16, lm_bfloat16, float)
-DEFINE_PACKS(float16, lm_float16, float, lm_float16_to_float)
+DEFINE_PACKS(float16, lm_float16, float, f16_to_float)
 DEFINE_DRIVER(float16, lm_float16, float)
 
 bool lm_gemm_avx512_half(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, float *c, int64_t ldc,
