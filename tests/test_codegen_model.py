@@ -301,15 +301,20 @@ def test_not_implemented_inputs_are_refused_by_the_recorder():
 
 
 def test_upcast_cpu_leaves_16bit_to_the_cuda_kernel(tmp_path):
-    """`upcast: cpu` (the products): float32 copies on the CPU, the 16-bit tensors themselves on
-    CUDA (the generated entry skips the upcast there); another value is a file:line error."""
+    """`upcast: cpu`: float32 copies on the CPU, the 16-bit tensors themselves on CUDA (the generated
+    entry skips the upcast there); another value is a file:line error. The products say `upcast: false`
+    (their CPU GEMM converts 16-bit operands as it packs them), conv2d takes the default."""
     for name in ("matmul", "mm", "bmm", "linear", "linear_backward"):
         op = MODEL.get(name)
-        assert op.upcast and not op.upcast_cuda, name
+        assert not op.upcast and not op.upcast_cuda, name
     assert MODEL.get("conv2d").upcast and MODEL.get("conv2d").upcast_cuda
     op = MODEL.get("matmul")
+    text = _real(op.file)
+    assert text.count("  upcast: false") >= 3
+    loaded = _load_text(tmp_path, op.file, text.replace("  upcast: false", "  upcast: cpu", 1))
+    assert loaded.get("matmul").upcast and not loaded.get("matmul").upcast_cuda
     with pytest.raises(SpecError) as err:
-        _load_text(tmp_path, op.file, _real(op.file).replace("  upcast: cpu\n", "  upcast: gpu\n", 1))
+        _load_text(tmp_path, op.file, text.replace("  upcast: false", "  upcast: gpu", 1))
     assert "'upcast' is true, false or 'cpu'" in str(err.value) and str(err.value).startswith(f"{op.file}:")
 
 
