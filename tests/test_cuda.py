@@ -528,7 +528,7 @@ def test_transformer_layer_on_device_matches_cpu():
 @pytest.mark.parametrize("dtype", [loom.float16, loom.bfloat16])
 def test_16bit_products_on_cublas_match_the_cpu(dtype):
     """float16/bfloat16 matmul, bmm and linear (forward and backward) run as cuBLAS's 16-bit
-    GEMMs accumulating in float32 (`upcast: cpu`); the CPU computes on float32 copies. Both
+    GEMMs accumulating in float32; the CPU's GEMM converts the 16-bit operands as it packs them. Both
     round once, so they differ by the accumulation order: a unit or two in the last place."""
     rng = np.random.default_rng(1)
     tol = dict(rtol=2e-2, atol=2e-2) if dtype == loom.bfloat16 else dict(rtol=3e-3, atol=3e-3)
