@@ -160,13 +160,19 @@ def check_p2p_groups_objects(r, n):
 
 
 def main():
+    pre_mpi4 = sys.argv[2:] == ["no-float16"]
+    if pre_mpi4:   # as an MPI library without MPIX_C_FLOAT16 (Open MPI 4) shows itself to mpi4py
+        from mpi4py import MPI
+        MPI._typedict["e"] = MPI.DATATYPE_NULL
     dist.init_process_group(backend="mpi")
     r, n = dist.get_rank(), dist.get_world_size()
     assert dist.is_initialized() and n == int(sys.argv[1]), (n, sys.argv)
-    check_all_reduce(r, n)
+    if not pre_mpi4:
+        check_all_reduce(r, n)
     check_every_dtype(r, n)
-    check_others(r, n)
-    check_p2p_groups_objects(r, n)
+    if not pre_mpi4:
+        check_others(r, n)
+        check_p2p_groups_objects(r, n)
     dist.destroy_process_group()
     assert not dist.is_initialized()
     print(f"rank {r}/{n} ok", flush=True)

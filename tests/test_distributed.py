@@ -39,6 +39,14 @@ def test_every_collective_against_numpy(n):
 
 
 @needs_mpi
+def test_float16_on_an_mpi_library_without_it():
+    """float16 moves as its bits and reduces through float32 where MPI has no float16 datatype"""
+    p = mpirun(2, [os.path.join(HERE, "distributed_worker.py"), "2", "no-float16"])
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert sorted(line for line in p.stdout.splitlines() if line.startswith("rank")) == ["rank 0/2 ok", "rank 1/2 ok"]
+
+
+@needs_mpi
 @pytest.mark.parametrize("n", [2, 3])
 def test_ddp_equals_one_process_and_the_sampler_splits_uneven_data(n):
     p = mpirun(n, [os.path.join(HERE, "distributed_ddp_worker.py"), str(n)])

@@ -1,12 +1,14 @@
 """Tensors as MPI buffers. A contiguous CPU tensor is lent to MPI as the NumPy view of its
 own memory (zero-copy, no pickling); a non-contiguous one goes through a contiguous copy,
-written back after the operation when the tensor receives data. A dtype NumPy lacks (bfloat16)
-moves as the integers holding its bits; reductions, which MPI cannot do on it, take a float32
-copy (exact for every bfloat16 value) whose result is rounded back once."""
+written back after the operation when the tensor receives data. A dtype NumPy or the MPI library
+lacks (bfloat16; float16 before MPI 4) moves as the integers holding its bits; reductions, which
+MPI cannot do on it, take a float32 copy (exact for every 16-bit float) whose result is rounded
+back once."""
 import numpy as np
 
 from .._numpy import from_numpy
 from .._tensor import Tensor, _RawView
+from ._mpi import datatype as mpi_datatype
 
 
 def _check(t, what):
@@ -19,9 +21,9 @@ def _check(t, what):
 def host_array(t, reduces=False):
     """NumPy's view of a CPU tensor (see the module's note for bfloat16)."""
     t = t.detach()
-    if t.dtype.numpy is not None:
+    if mpi_datatype(t.dtype) is not None:
         return np.asarray(t)
-    return np.asarray(t.float()) if reduces else np.asarray(_RawView(t))
+    return np.asarray(t.float()) if reduces else np.asarray(_RawView(t)).view(f"u{t.dtype.itemsize}")
 
 
 class Buf:
@@ -29,7 +31,7 @@ class Buf:
 
     def __init__(self, t, what, writes=True, reduces=False):
         _check(t, what)
-        self._round = reduces and t.dtype.numpy is None
+        self._round = reduces and mpi_datatype(t.dtype) is None
         view = host_array(t, reduces)
         if view.flags.c_contiguous and not self._round:
             self.array, self._target = view, None

@@ -20,6 +20,14 @@ def mpi():
     return MPI
 
 
+def datatype(dtype):
+    """MPI's datatype for a loom dtype, or None where NumPy or this MPI library has none (bfloat16;
+    float16 before MPI 4's MPIX_C_FLOAT16, as in Open MPI 4)."""
+    MPI = mpi()
+    found = None if dtype.numpy is None else MPI._typedict.get(dtype.numpy.char)
+    return None if found is None or found == MPI.DATATYPE_NULL else found
+
+
 def available():
     try:
         import mpi4py  # noqa: F401

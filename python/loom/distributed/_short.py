@@ -11,7 +11,7 @@ import numpy as np
 
 from .._C import ffi
 from .._dtype import BY_CODE
-from ._mpi import mpi
+from ._mpi import datatype as mpi_datatype, mpi
 from ._reduce_op import ReduceOp, mpi_op
 
 
@@ -67,11 +67,8 @@ class ShortAllreduce:
 def _handles(op, dtype):
     """(MPI datatype, MPI op) for `op` on `dtype`, or (0, 0) where the general way must run (it
     also raises the errors)"""
-    MPI = mpi()
-    if op is ReduceOp.AVG or not isinstance(op, ReduceOp) or dtype.numpy is None:
-        return 0, 0
-    datatype = MPI._typedict.get(dtype.numpy.char)
-    if datatype is None or datatype == MPI.DATATYPE_NULL:
+    datatype = mpi_datatype(dtype)
+    if op is ReduceOp.AVG or not isinstance(op, ReduceOp) or datatype is None:
         return 0, 0
     try:
         mop = mpi_op(op, np.empty(0, dtype.numpy), "all_reduce()")
