@@ -354,6 +354,22 @@ def test_big_and_odd_layouts():
 
 
 @needs_gpu
+def test_strided_iterations_beyond_32bit_offsets():
+    """A strided pointwise kernel takes 32-bit offsets; larger iterations run as pieces that fit."""
+    rows, cols = (1 << 15) + 3, 1 << 14   # float32: 2^31 bytes and a little more
+    a = loom.arange(rows, dtype=loom.float32, device="cuda")[:, None] * loom.ones(1, cols, device="cuda")
+    b = a[:, ::2] + 1   # a strided read spanning more than 2^31 bytes
+    assert b.shape == (rows, cols // 2) and b.is_contiguous()
+    assert bool((b == loom.arange(1, rows + 1, dtype=loom.float32, device="cuda")[:, None]).all())
+    del a, b
+    x = loom.ones((1 << 16) + 1, (1 << 15) + 1, dtype=loom.uint8, device="cuda")   # 2^31 elements and more
+    x[-1, -1] = 7
+    y = x.t() + loom.ones(x.shape[1], x.shape[0], dtype=loom.uint8, device="cuda")   # layouts differ: strided
+    assert y.shape == ((1 << 15) + 1, (1 << 16) + 1)
+    assert int(y[-1, -1]) == 8 and int(y[0, 0]) == 2 and int((y == 2).sum()) == y.numel() - 1
+
+
+@needs_gpu
 def test_device_mixing_and_missing_kernels_are_errors():
     a, b = loom.ones(3).cuda(), loom.ones(3)
     with pytest.raises(RuntimeError, match="same device"):

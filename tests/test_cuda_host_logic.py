@@ -1,7 +1,7 @@
 """The host-side logic of the CUDA machinery, checked on the CPU (no GPU needed,
 nvcc needed): the offset calculator the strided kernels use (native/cuda/
 pointwise.cuh's offsets_of, compiled for the host too), the 32-bit indexing
-decision, the launch grid, and how a reduction is cut into slices
+decision and the cutting of larger iterations into 32-bit pieces, the launch grid, and how a reduction is cut into slices
 (reduce.cuh's plan_reduce). A small C++ program includes the real headers,
 checks them against direct computations over many random cases and prints OK."""
 import subprocess
@@ -16,7 +16,10 @@ from test_kernels_nvcc import NVCC
 PROGRAM = r"""
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <random>
+#include <utility>
+#include <vector>
 #include "pointwise.cuh"
 #include "reduce.cuh"
 
@@ -52,8 +55,59 @@ static void check_offsets(std::mt19937_64 &rng) {
     }
 }
 
+typedef std::vector<std::pair<int64_t, int64_t>> Addresses;
+
+static void addresses_of(const lm_iter &it, Addresses &out) {   /* (operand 0's, operand 1's) per element */
+    for (int64_t idx = 0; idx < it.numel; idx++) {
+        int64_t rest = idx, a0 = (int64_t)(intptr_t)it.data[0], a1 = (int64_t)(intptr_t)it.data[1];
+        for (int d = 0; d < it.ndim; d++) {
+            int64_t i = rest % it.shape[d];
+            rest /= it.shape[d];
+            a0 += i * it.strides[d][0];
+            a1 += i * it.strides[d][1];
+        }
+        out.push_back({a0, a1});
+    }
+}
+
+static void check_pieces(std::mt19937_64 &rng) {
+    for (int rep = 0; rep < 3000; rep++) {
+        lm_iter it;
+        it.nops = 2;
+        it.ndim = 1 + (int)(rng() % 4);
+        it.numel = 1;
+        for (int d = 0; d < it.ndim; d++) {
+            it.shape[d] = 1 + (int64_t)(rng() % 9);
+            it.numel *= it.shape[d];
+            for (int k = 0; k < 2; k++) it.strides[d][k] = (rng() % 4 == 0) ? 0 : ((int64_t)(rng() % 40) - 10) * 4;
+        }
+        it.data[0] = (char *)((intptr_t)1 << 40);
+        it.data[1] = (char *)((intptr_t)1 << 41);
+        int64_t lim = 8 + (int64_t)(rng() % 400);
+        Addresses want, got;
+        addresses_of(it, want);
+        int pieces = 0;
+        int e = lm::for_32bit_pieces(it, [&](const lm_iter &p) {
+            CHECK(lm::fits32(p, lim), "a piece of %lld elements does not fit %lld", (long long)p.numel, (long long)lim);
+            addresses_of(p, got);
+            pieces++;
+            return 0;
+        }, lim);
+        std::sort(want.begin(), want.end());
+        std::sort(got.begin(), got.end());
+        CHECK(e == 0 && want == got, "the %d pieces do not cover the iteration exactly once", pieces);
+        CHECK(lm::fits32(it, lim) == (pieces == 1), "an iteration that fits is one piece");
+    }
+    lm_iter it;
+    it.nops = 1; it.ndim = 1; it.shape[0] = it.numel = 1000; it.strides[0][0] = 4;
+    int calls = 0;
+    int e = lm::for_32bit_pieces(it, [&](const lm_iter &) { calls++; return 7; }, 64);
+    CHECK(e == 7 && calls == 1, "the first failing piece stops the launches (%d calls)", calls);
+}
+
 int main() {
     std::mt19937_64 rng(7);
+    check_pieces(rng);
     check_offsets<uint32_t>(rng);
     check_offsets<int64_t>(rng);
 
@@ -62,9 +116,9 @@ int main() {
     it.shape[0] = it.numel = 1000; it.strides[0][0] = it.strides[0][1] = 4;
     CHECK(lm::fits32(it), "1000 floats fit 32-bit indexing");
     it.shape[0] = it.numel = (int64_t)1 << 31;
-    CHECK(!lm::fits32(it), "2^31 elements need 64-bit indexing");
+    CHECK(!lm::fits32(it), "2^31 elements do not fit 32-bit indexing");
     it.shape[0] = it.numel = (int64_t)1 << 29; it.strides[0][1] = 8;
-    CHECK(!lm::fits32(it), "an operand spanning 2^32 bytes needs 64-bit offsets");
+    CHECK(!lm::fits32(it), "an operand spanning 2^32 bytes does not fit 32-bit offsets");
     CHECK(lm::grid_for(1) == 1 && lm::grid_for(0) == 1, "at least one block");
     CHECK(lm::grid_for((int64_t)1 << 40) == 65535u * 32, "the grid is capped (the kernels stride over the rest)");
 

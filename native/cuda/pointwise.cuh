@@ -117,8 +117,7 @@ __global__ void __launch_bounds__(kThreads) pw_strided(Inputs<T, NIN> in, Offset
     }
 }
 
-static inline bool fits32(const lm_iter &it) {
-    int64_t lim = (int64_t)1 << 31;
+static inline bool fits32(const lm_iter &it, int64_t lim = (int64_t)1 << 31) {
     if (it.numel >= lim) return false;
     for (int k = 0; k < it.nops; k++) {
         int64_t span = 0;
@@ -126,6 +125,35 @@ static inline bool fits32(const lm_iter &it) {
         if (span >= lim) return false;
     }
     return true;
+}
+
+/* go(piece) over pieces of `it` that each fit 32-bit offsets (below `lim`), as PyTorch's
+ * with_32bit_indexing: the dim spanning the most bytes is halved until every piece fits. One strided
+ * kernel per op and dtype then serves every size: a 64-bit twin would add a third of the CUDA build
+ * for tensors of 2^31 elements or bytes, which are few. Returns the first nonzero go() gives. */
+template <class G>
+static int for_32bit_pieces(const lm_iter &it, G go, int64_t lim = (int64_t)1 << 31) {
+    if (fits32(it, lim)) return go(it);
+    int cut = -1;
+    int64_t most = -1;
+    for (int d = 0; d < it.ndim; d++) {
+        if (it.shape[d] < 2) continue;
+        int64_t span = it.shape[d];   /* a dim every operand broadcasts still holds elements */
+        for (int k = 0; k < it.nops; k++) {
+            int64_t s = (it.shape[d] - 1) * (it.strides[d][k] < 0 ? -it.strides[d][k] : it.strides[d][k]);
+            span = s > span ? s : span;
+        }
+        if (span > most) most = span, cut = d;
+    }
+    lm_iter a = it, b = it;
+    int64_t n = it.shape[cut], h = n / 2;
+    a.shape[cut] = h;
+    b.shape[cut] = n - h;
+    a.numel = it.numel / n * h;
+    b.numel = it.numel / n * (n - h);
+    for (int k = 0; k < it.nops; k++) b.data[k] = it.data[k] + h * it.strides[cut][k];
+    int e = for_32bit_pieces(a, go, lim);
+    return e ? e : for_32bit_pieces(b, go, lim);
 }
 
 template <int NOPS, class I>
@@ -166,14 +194,14 @@ static int launch_pointwise(const lm_cuda_pw_args *a, F f) {
     if (contiguous) {
         pw_contiguous<O, T, NIN, F><<<(unsigned)((it.numel + kThreads * kVec - 1) / (kThreads * kVec)), kThreads>>>(
             in, it.numel, f);
-    } else if (fits32(it)) {
-        pw_strided<O, T, NIN, F, uint32_t><<<grid_for(it.numel), kThreads>>>(
-            in, offsets_from<NIN + 1, uint32_t>(it), (uint32_t)it.numel, f);
-    } else {
-        pw_strided<O, T, NIN, F, int64_t><<<grid_for(it.numel), kThreads>>>(
-            in, offsets_from<NIN + 1, int64_t>(it), it.numel, f);
+        return (int)cudaGetLastError();
     }
-    return (int)cudaGetLastError();
+    return for_32bit_pieces(it, [&](const lm_iter &p) {
+        for (int k = 0; k <= NIN; k++) in.data[k] = p.data[k];
+        pw_strided<O, T, NIN, F, uint32_t><<<grid_for(p.numel), kThreads>>>(
+            in, offsets_from<NIN + 1, uint32_t>(p), (uint32_t)p.numel, f);
+        return (int)cudaGetLastError();
+    });
 }
 
 }  // namespace lm
