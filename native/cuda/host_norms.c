@@ -15,7 +15,6 @@ static const void *bytes_or_null(const lm_tensor *t) { return t ? lm_bytes(t) : 
 
 /* out[0..3) <- res, or all released: err is 0 or -1 with the error set */
 static int hand_out(int err, lm_tensor **res, lm_tensor **out) {
-    if (!err && (!res[0] || !res[1] || !res[2])) err = -1;
     if (err) {
         release_each(res, 3);
         return -1;
