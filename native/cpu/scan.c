@@ -88,14 +88,8 @@ lm_tensor *lm_cpu_logcumsumexp(lm_tensor *self, int64_t dim) {
     return lm_scan(self, dim, self->dtype, LM_SCAN_LOGSUMEXP, run_cpu);
 }
 
-/* cummax/cummin: the running extreme and where it was last reached (ties move the index on,
- * as PyTorch's); a NaN sticks once seen, and a later NaN takes the index. */
-static int scan_extreme(lm_tensor *self, int64_t dim, bool is_max, lm_tensor **out) {
-    int d;
-    if (lm_wrap_dim(dim, self->ndim, &d)) return -1;
-    lm_tensor *v = lm_empty(self->ndim, self->shape, self->dtype, self->device);
-    lm_tensor *ix = v ? lm_empty(self->ndim, self->shape, LM_INT64, self->device) : NULL;
-    if (!ix) { lm_release(v); return -1; }
+/* the host's loop for cummax/cummin: a row at a time */
+static int run_extreme_cpu(lm_tensor *self, lm_tensor *v, lm_tensor *ix, int d, bool is_max) {
     lm_nd S, V, I;
     lm_as_nd(self, &S);
     lm_as_nd(v, &V);
@@ -123,10 +117,27 @@ static int scan_extreme(lm_tensor *self, int64_t dim, bool is_max, lm_tensor **o
             }
         })
     lm_gil_reacquire(gil);
+    return 0;
+}
+
+int lm_scan_extreme(lm_tensor *self, int64_t dim, bool is_max, lm_tensor **out, lm_scan_extreme_run run) {
+    int d;
+    if (lm_wrap_dim(dim, self->ndim, &d)) return -1;
+    lm_tensor *v = lm_empty(self->ndim, self->shape, self->dtype, self->device);
+    lm_tensor *ix = v ? lm_empty(self->ndim, self->shape, LM_INT64, self->device) : NULL;
+    if (!ix || run(self, v, ix, d, is_max)) {
+        lm_release(v);
+        lm_release(ix);
+        return -1;
+    }
     out[0] = v;
     out[1] = ix;
     return 0;
 }
 
-int lm_cpu_cummax(lm_tensor *self, int64_t dim, lm_tensor **out) { return scan_extreme(self, dim, true, out); }
-int lm_cpu_cummin(lm_tensor *self, int64_t dim, lm_tensor **out) { return scan_extreme(self, dim, false, out); }
+int lm_cpu_cummax(lm_tensor *self, int64_t dim, lm_tensor **out) {
+    return lm_scan_extreme(self, dim, true, out, run_extreme_cpu);
+}
+int lm_cpu_cummin(lm_tensor *self, int64_t dim, lm_tensor **out) {
+    return lm_scan_extreme(self, dim, false, out, run_extreme_cpu);
+}

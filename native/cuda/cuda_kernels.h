@@ -100,6 +100,9 @@ typedef struct {
     int64_t shape[LM_MAX_DIMS], x_strides[LM_MAX_DIMS], out_strides[LM_MAX_DIMS];
 } lm_cuda_scan_geom;
 typedef int (*lm_cuda_scan_fn)(int dtype, int mode, int is_float, const lm_cuda_scan_geom *G, const void *x, void *out);
+/* cummax (is_max) / cummin of x along d: vals (x's dtype) and idx (int64), both at out_strides */
+typedef int (*lm_cuda_scan_extreme_fn)(int dtype, int is_max, const lm_cuda_scan_geom *G, const void *x, void *vals,
+                                       int64_t *idx);
 
 /* avg_pool2d (adaptive 0: G's windows, count_include_pad, divisor_override or INT64_MIN) or
  * adaptive_avg_pool2d (1: only planes, H, W, OH, OW read): src x (planes, H, W) -> dst (planes, OH, OW),

@@ -27,6 +27,7 @@ int lm_cuda_k_scatter(int, int, const lm_cuda_gather_geom *, void *, const int64
 int lm_cuda_k_index_add(int, int64_t, int64_t, int64_t, int64_t, void *, const int64_t *, const void *, const void *);
 int lm_cuda_k_argreduce(int, const lm_cuda_argreduce_geom *, int, const void *, void *, int64_t *);
 int lm_cuda_k_scan(int, int, int, const lm_cuda_scan_geom *, const void *, void *);
+int lm_cuda_k_scan_extreme(int, int, const lm_cuda_scan_geom *, const void *, void *, int64_t *);
 int lm_cuda_k_avg_pool(int, const lm_cuda_pool_geom *, int, int, int, int64_t, const void *, void *);
 int lm_cuda_k_batch_norm_backward(int, int64_t, int64_t, int64_t, const void *, const void *, const void *,
                                   const void *, const void *, void *, void *, void *);
@@ -54,6 +55,7 @@ const Named table[] = {
     {"index_add", (void *)(lm_cuda_index_add_fn)lm_cuda_k_index_add},
     {"argreduce", (void *)(lm_cuda_argreduce_fn)lm_cuda_k_argreduce},
     {"scan", (void *)(lm_cuda_scan_fn)lm_cuda_k_scan},
+    {"scan_extreme", (void *)(lm_cuda_scan_extreme_fn)lm_cuda_k_scan_extreme},
     {"avg_pool", (void *)(lm_cuda_avg_pool_fn)lm_cuda_k_avg_pool},
 };
 }  // namespace
