@@ -67,7 +67,8 @@ def test_explain_names_cuda_coverage():
         return r.stdout
     assert "cuda: generated from the same body" in explain("add")
     assert "cuda: lm_cpu_mm serves it too" in explain("mm")
-    assert "cuda: host fallback: lm_cpu_gather on host copies" in explain("gather")
+    assert "cuda: host fallback: lm_cpu_scatter_reduce on host copies" in explain("scatter_reduce")
+    assert "cuda: lm_cuda_gather (native/cuda/host_*.c)" in explain("gather")
     assert "cuda: through its parts" in explain("select")
 
 
@@ -76,7 +77,8 @@ def test_shared_kernels_say_so_in_the_dispatch():
     files = emit.render(MODEL, ROOT / "native")
     shards = "".join(v for k, v in files.items() if k.startswith("ops_shard") and k.endswith(".c"))
     assert "[LM_CUDA] = lm_cpu_mm" in shards and "[LM_CUDA] = lm_cpu_linear" in shards
-    assert "[LM_CUDA] = lm_cpu_conv2d" in shards and "[LM_CUDA] = gather_host_fallback" in shards
+    assert "[LM_CUDA] = lm_cpu_conv2d" in shards and "[LM_CUDA] = scatter_reduce_two_host_fallback" in shards
+    assert "[LM_CUDA] = lm_cuda_gather" in shards
 
 
 # ---- with a GPU ------------------------------------------------------------------
@@ -287,6 +289,121 @@ def test_softmax_embedding_index_select_on_device():
              "index_select")
     with pytest.raises(IndexError):
         loom.index_select(emb.cuda(), 0, loom.tensor([50]).cuda())
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [loom.float32, loom.float64])
+def test_norm_kernels_on_device(dtype):
+    """Rows longer than a block, a strided input, and each subset of gradients asked for."""
+    F = loom.nn.functional
+    for shape, ns in (((5, 3, 1000), [1000]), ((2, 700, 3), [700, 3]), ((0, 8), [8])):
+        x = loom.randn(*shape, dtype=dtype) * 3 + 1
+        w, b, g = loom.randn(*ns, dtype=dtype), loom.randn(*ns, dtype=dtype), loom.randn(*shape, dtype=dtype)
+        for wt, bt in ((w, b), (None, None)):
+            want = loom.native_layer_norm(x, ns, wt, bt, 1e-5)
+            got = loom.native_layer_norm(x.cuda(), ns, _cuda(wt), _cuda(bt), 1e-5)
+            _compare(got, want, "native_layer_norm")
+            for mask in ((True, True, True), (True, False, False), (False, True, True)):
+                args = (g, x, ns, want[1], want[2], wt, bt, *mask)
+                _compare(loom.native_layer_norm_backward(*(_cuda(a) for a in args)),
+                         loom.native_layer_norm_backward(*args), "native_layer_norm_backward")
+    for shape in ((8, 3, 5, 7), (300, 4), (2, 5, 33, 40)):
+        x = loom.randn(*shape, dtype=dtype).transpose(0, 1).contiguous().transpose(0, 1) * 2 - 1
+        c = shape[1]
+        w, b, g = loom.randn(c, dtype=dtype), loom.randn(c, dtype=dtype), loom.randn(*shape, dtype=dtype)
+        for wt, bt in ((w, b), (None, None)):
+            want = loom._batch_norm_train(x, wt, bt, 1e-5)
+            _compare(loom._batch_norm_train(x.cuda(), _cuda(wt), _cuda(bt), 1e-5), want, "_batch_norm_train")
+            for mask in ((True, True, True), (False, True, False)):
+                args = (g, x, want[1], want[2], wt, *mask)
+                _compare(loom._batch_norm_train_backward(*(_cuda(a) for a in args)),
+                         loom._batch_norm_train_backward(*args), "_batch_norm_train_backward")
+    with pytest.raises(ValueError, match="more than 1 value per channel"):
+        loom._batch_norm_train(loom.randn(1, 3).cuda(), None, None, 1e-5)
+    with pytest.raises(ValueError, match="normalized_shape"):
+        F.layer_norm(loom.randn(2, 3).cuda(), [4])
+
+
+@needs_gpu
+def test_gather_scatter_index_add_on_device():
+    x = loom.randn(6, 9, 4, dtype=loom.float64)
+    idx = loom.randint(0, 6, (5, 9, 3))
+    for dt in (loom.int64, loom.int32):
+        i = idx.to(dt)
+        _compare(loom.gather(x.cuda(), 0, i.cuda()), loom.gather(x, 0, i), "gather")
+        _compare(loom.gather(x.transpose(0, 2).cuda(), 2, i.transpose(0, 2).cuda()),
+                 loom.gather(x.transpose(0, 2), 2, i.transpose(0, 2)), "gather strided")
+    src = loom.randn(5, 9, 3, dtype=loom.float64)
+    _compare(loom.scatter(x.cuda(), 0, idx.cuda(), src.cuda()), loom.scatter(x, 0, idx, src), "scatter.src")
+    _compare(loom.scatter(x.cuda(), 0, idx.cuda(), 2.5), loom.scatter(x, 0, idx, 2.5), "scatter.value")
+    _compare(loom.scatter_add(x.cuda(), 0, idx.cuda(), src.cuda()), loom.scatter_add(x, 0, idx, src), "scatter_add")
+    xi = loom.randint(-50, 50, (6, 9, 4)).to(loom.int16)
+    _compare(loom.scatter_add(xi.cuda(), 1, idx[:, :4].cuda(), xi.cuda()), loom.scatter_add(xi, 1, idx[:, :4], xi),
+             "scatter_add int16")
+    xb = loom.zeros(3, 4, dtype=loom.bool)
+    ib, sb = loom.tensor([[0, 1, 1]]), loom.tensor([[True, False, True]])
+    _compare(loom.scatter_add(xb.cuda(), 1, ib.cuda(), sb.cuda()), loom.scatter_add(xb, 1, ib, sb), "scatter_add bool")
+    j = loom.tensor([3, 0, 3, 5, 3])
+    s2 = loom.randn(6, 5, 4, dtype=loom.float64)
+    _compare(loom.index_add(x.cuda(), 1, j.cuda(), s2.cuda(), alpha=-2), loom.index_add(x, 1, j, s2, alpha=-2),
+             "index_add")
+    _compare(loom.index_add(xi.cuda(), 0, j.cuda(), xi[:5].cuda()), loom.index_add(xi, 0, j, xi[:5]), "index_add int16")
+    bad = idx.clone()
+    bad[1, 2, 0], bad[4, 0, 1] = 6, -1
+    for fn in (lambda t, i: loom.gather(t, 0, i), lambda t, i: loom.scatter(t, 0, i, 1.0),
+               lambda t, i: loom.scatter_add(t, 0, i, src.to(t.device))):
+        with pytest.raises(IndexError) as cpu:
+            fn(x, bad)
+        with pytest.raises(IndexError) as dev:
+            fn(x.cuda(), bad.cuda())
+        assert str(dev.value) == str(cpu.value)
+    with pytest.raises(IndexError, match="out of bounds"):
+        loom.index_add(x.cuda(), 1, loom.tensor([9]).cuda(), s2[:, :1].cuda())
+
+
+@needs_gpu
+def test_argreduce_scan_pool_on_device():
+    x = loom.randn(7, 300, 5, dtype=loom.float64).round()   # ties
+    x[2, 17, 3], x[2, 40, 3], x[5, 0, 0] = float("nan"), float("nan"), float("nan")
+    for dim in (None, 0, 1, 2):
+        for fn in (loom.argmax, loom.argmin):
+            _compare(fn(x.cuda(), dim), fn(x, dim), fn.__name__)
+    for dim in (0, 1, 2):
+        for fn in (loom.max, loom.min):
+            _compare(tuple(fn(x.cuda(), dim, keepdim=True)), tuple(fn(x, dim, keepdim=True)), fn.__name__)
+            _compare(tuple(fn(x.transpose(0, 1).cuda(), dim)), tuple(fn(x.transpose(0, 1), dim)), fn.__name__)
+    xi = loom.randint(-3, 4, (4, 50))
+    for dt in (loom.bool, loom.int8, loom.int64):
+        _compare(loom.argmax(xi.to(dt).cuda(), 1), loom.argmax(xi.to(dt), 1), "argmax")
+        _compare(loom.cumsum(xi.to(dt).cuda(), 1), loom.cumsum(xi.to(dt), 1), "cumsum")
+        _compare(loom.cumprod(xi.to(dt).cuda(), 0), loom.cumprod(xi.to(dt), 0), "cumprod")
+    y = loom.rand(6, 200, 3, dtype=loom.float64) + 0.5
+    for dim in (0, 1, 2):
+        for fn in (loom.cumsum, loom.cumprod, loom.logcumsumexp):
+            _compare(fn(y.transpose(0, 2).cuda(), dim), fn(y.transpose(0, 2), dim), fn.__name__)
+        for fn in (loom.cummax, loom.cummin):   # ties move the index on; a NaN sticks
+            _compare(tuple(fn(x.transpose(0, 2).cuda(), dim)), tuple(fn(x.transpose(0, 2), dim)), fn.__name__)
+    _compare(loom.cumsum(xi.cuda(), 1, dtype=loom.float32), loom.cumsum(xi, 1, dtype=loom.float32), "cumsum dtype=")
+    F = loom.nn.functional
+    p = loom.randn(2, 3, 11, 9, dtype=loom.float64)
+    for kw in ({"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+               {"kernel_size": 3, "stride": 2, "ceil_mode": True, "count_include_pad": False},
+               {"kernel_size": (4, 3), "stride": (1, 2), "padding": (2, 1), "divisor_override": 5}):
+        pg, pc = p.clone().requires_grad_(), p.cuda().requires_grad_()
+        y, yc = F.avg_pool2d(pg, **kw), F.avg_pool2d(pc, **kw)
+        gy = loom.randn(*y.shape, dtype=loom.float64)
+        (y * gy).sum().backward()
+        (yc * gy.cuda()).sum().backward()
+        _compare(yc.detach(), y.detach(), "avg_pool2d")
+        _compare(pc.grad, pg.grad, "avg_pool2d backward")
+    for size in ((1, 1), (4, 5), (11, 9), (20, 13)):
+        pg, pc = p.clone().requires_grad_(), p.cuda().requires_grad_()
+        y, yc = F.adaptive_avg_pool2d(pg, size), F.adaptive_avg_pool2d(pc, size)
+        gy = loom.randn(*y.shape, dtype=loom.float64)
+        (y * gy).sum().backward()
+        (yc * gy.cuda()).sum().backward()
+        _compare(yc.detach(), y.detach(), "adaptive_avg_pool2d")
+        _compare(pc.grad, pg.grad, "adaptive_avg_pool2d backward")
 
 
 @needs_gpu

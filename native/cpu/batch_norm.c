@@ -8,6 +8,7 @@
 #include <string.h>
 #include "loom.h"
 #include "loom_ops.h"
+#include "norms.h"
 #include "parallel.h"
 
 typedef struct {
@@ -143,8 +144,26 @@ static int check(const char *op, lm_tensor *input, lm_tensor *weight, lm_tensor 
     return 0;
 }
 
-/* contiguous copies (or new references) of ts[0..n), NULL where ts[i] is */
-static int contig(lm_tensor **ts, lm_tensor **k, int n) {
+int lm_batch_norm_train_check(lm_tensor *input, lm_tensor *weight, lm_tensor *bias, int64_t *N, int64_t *C,
+                              int64_t *P) {
+    if (check("_batch_norm_train", input, weight, bias, N, C, P)) return -1;
+    if (*N * *P < 2)
+        return lm_set_error(LM_ERR_VALUE, "_batch_norm_train: expected more than 1 value per channel when training");
+    return 0;
+}
+
+int lm_batch_norm_backward_check(lm_tensor *grad_out, lm_tensor *input, lm_tensor *mean, lm_tensor *invstd,
+                                 lm_tensor *weight, int64_t *N, int64_t *C, int64_t *P) {
+    if (check("_batch_norm_train_backward", input, weight, NULL, N, C, P)) return -1;
+    if (!lm_same_shape(grad_out, input) || grad_out->dtype != input->dtype)
+        return lm_set_error(LM_ERR_VALUE, "_batch_norm_train_backward: grad_out must have the input's shape and dtype");
+    if (lm_numel(mean) != *C || lm_numel(invstd) != *C || mean->dtype != input->dtype || invstd->dtype != input->dtype)
+        return lm_set_error(LM_ERR_VALUE, "_batch_norm_train_backward: mean and invstd must hold one %s per channel (%lld)",
+                            lm_dtype_name(input->dtype), (long long)*C);
+    return 0;
+}
+
+int lm_contiguous_each(lm_tensor **ts, lm_tensor **k, int n) {
     for (int i = 0; i < n; i++)
         if (ts[i] && !(k[i] = lm_contiguous(ts[i]))) {
             while (i-- > 0) if (k[i]) lm_release(k[i]);
@@ -155,11 +174,9 @@ static int contig(lm_tensor **ts, lm_tensor **k, int n) {
 
 int lm_cpu__batch_norm_train(lm_tensor *input, lm_tensor *weight, lm_tensor *bias, double eps, lm_tensor **out) {
     int64_t N = 0, C = 0, P = 0;
-    if (check("_batch_norm_train", input, weight, bias, &N, &C, &P)) return -1;
-    if (N * P < 2)
-        return lm_set_error(LM_ERR_VALUE, "_batch_norm_train: expected more than 1 value per channel when training");
+    if (lm_batch_norm_train_check(input, weight, bias, &N, &C, &P)) return -1;
     lm_tensor *in[3] = {input, weight, bias}, *k[3] = {0};
-    if (contig(in, k, 3)) return -1;
+    if (lm_contiguous_each(in, k, 3)) return -1;
     lm_tensor *y = lm_empty(input->ndim, input->shape, input->dtype, LM_CPU);
     lm_tensor *mean = y ? lm_empty(1, &C, input->dtype, LM_CPU) : NULL;
     lm_tensor *invstd = mean ? lm_empty(1, &C, input->dtype, LM_CPU) : NULL;
@@ -184,15 +201,10 @@ int lm_cpu__batch_norm_train_backward(lm_tensor *grad_out, lm_tensor *input, lm_
                                       lm_tensor *weight, bool input_grad, bool weight_grad, bool bias_grad,
                                       lm_tensor **out) {
     int64_t N = 0, C = 0, P = 0, none = 0;
-    if (check("_batch_norm_train_backward", input, weight, NULL, &N, &C, &P)) return -1;
-    if (!lm_same_shape(grad_out, input) || grad_out->dtype != input->dtype)
-        return lm_set_error(LM_ERR_VALUE, "_batch_norm_train_backward: grad_out must have the input's shape and dtype");
-    if (lm_numel(mean) != C || lm_numel(invstd) != C || mean->dtype != input->dtype || invstd->dtype != input->dtype)
-        return lm_set_error(LM_ERR_VALUE, "_batch_norm_train_backward: mean and invstd must hold one %s per channel (%lld)",
-                            lm_dtype_name(input->dtype), (long long)C);
+    if (lm_batch_norm_backward_check(grad_out, input, mean, invstd, weight, &N, &C, &P)) return -1;
     int dt = input->dtype;
     lm_tensor *in[5] = {grad_out, input, mean, invstd, weight}, *k[5] = {0};
-    if (contig(in, k, 5)) return -1;
+    if (lm_contiguous_each(in, k, 5)) return -1;
     lm_tensor *res[3] = {input_grad ? lm_empty(input->ndim, input->shape, dt, LM_CPU) : lm_empty(1, &none, dt, LM_CPU),
                          lm_empty(1, weight_grad ? &C : &none, dt, LM_CPU),
                          lm_empty(1, bias_grad ? &C : &none, dt, LM_CPU)};

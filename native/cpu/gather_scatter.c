@@ -28,17 +28,35 @@ static int check_shapes(const lm_nd *S, const lm_nd *I, const lm_nd *R, int d) {
     return 0;
 }
 
+lm_tensor *lm_gather_scatter_index(lm_tensor *self, int64_t dim, lm_tensor *index, lm_tensor *src, int *d) {
+    if (lm_wrap_dim(dim, self->ndim, d)) return NULL;
+    if (src && src->dtype != self->dtype) {
+        lm_set_error(LM_ERR_RUNTIME, "Expected self.dtype to be equal to src.dtype (got %s and %s)",
+                     lm_dtype_name(self->dtype), lm_dtype_name(src->dtype));
+        return NULL;
+    }
+    lm_tensor *idx = lm_index_as_long(index, "index", true);
+    if (!idx) return NULL;
+    lm_nd S, I, R;
+    lm_as_nd(self, &S);
+    lm_as_nd(idx, &I);
+    if (src) lm_as_nd(src, &R);
+    if (check_shapes(&S, &I, src ? &R : NULL, *d)) {
+        lm_release(idx);
+        return NULL;
+    }
+    return idx;
+}
+
 lm_tensor *lm_cpu_gather(lm_tensor *self, int64_t dim, lm_tensor *index) {
     int d;
-    if (lm_wrap_dim(dim, self->ndim, &d)) return NULL;
-    lm_tensor *idx = lm_index_as_long(index, "index", true);
+    lm_tensor *idx = lm_gather_scatter_index(self, dim, index, NULL, &d);
     if (!idx) return NULL;
     lm_nd S, I;
     lm_as_nd(self, &S);
     lm_as_nd(idx, &I);
-    lm_tensor *out = NULL;
-    if (check_shapes(&S, &I, NULL, d) || !(out = lm_empty(index->ndim, index->shape, self->dtype, self->device)))
-        goto fail;
+    lm_tensor *out = lm_empty(index->ndim, index->shape, self->dtype, self->device);
+    if (!out) goto fail;
     int64_t n = lm_numel(idx), pos[LM_MAX_DIMS] = {0};
     const int64_t *ip = (const int64_t *)lm_bytes(idx);
     void *gil = n > LM_INDEX_GIL_WORK ? lm_gil_release() : NULL;
@@ -64,22 +82,14 @@ enum { SCATTER_SET, SCATTER_ADD };
 /* A copy of self with src (or value, when src is NULL) written at index along dim. */
 static lm_tensor *scatter(lm_tensor *self, int64_t dim, lm_tensor *index, lm_tensor *src, lm_scalar value, int mode) {
     int d;
-    if (lm_wrap_dim(dim, self->ndim, &d)) return NULL;
-    if (src && src->dtype != self->dtype) {
-        lm_set_error(LM_ERR_RUNTIME, "Expected self.dtype to be equal to src.dtype (got %s and %s)",
-                     lm_dtype_name(self->dtype), lm_dtype_name(src->dtype));
-        return NULL;
-    }
-    lm_tensor *idx = lm_index_as_long(index, "index", true);
+    lm_tensor *idx = lm_gather_scatter_index(self, dim, index, src, &d);
     if (!idx) return NULL;
     lm_nd S, I, R;
     lm_as_nd(self, &S);
     lm_as_nd(idx, &I);
     if (src) lm_as_nd(src, &R);
-    lm_tensor *out = NULL;
-    if (check_shapes(&S, &I, src ? &R : NULL, d) || !(out = lm_empty(self->ndim, self->shape, self->dtype, self->device))
-        || lm_copy_into(out, self))
-        goto fail;
+    lm_tensor *out = lm_empty(self->ndim, self->shape, self->dtype, self->device);
+    if (!out || lm_copy_into(out, self)) goto fail;
     lm_nd O;
     lm_as_nd(out, &O);
     int64_t n = lm_numel(idx), pos[LM_MAX_DIMS] = {0};

@@ -82,9 +82,10 @@ lm_tensor *lm_cpu_index_select(lm_tensor *self, int64_t dim, lm_tensor *index) {
     return out;
 }
 
-lm_tensor *lm_cpu_index_add(lm_tensor *self, int64_t dim, lm_tensor *index, lm_tensor *source, lm_scalar alpha) {
-    int d;
-    if (lm_wrap_dim(dim, self->ndim, &d)) return NULL;
+lm_tensor *lm_index_add_index(lm_tensor *self, int64_t dim, lm_tensor *index, lm_tensor *source, lm_scalar alpha,
+                              int *dp) {
+    if (lm_wrap_dim(dim, self->ndim, dp)) return NULL;
+    int d = *dp;
     if (source->dtype != self->dtype) {
         lm_set_error(LM_ERR_RUNTIME, "self (%s) and source (%s) must have the same scalar type",
                      lm_dtype_name(self->dtype), lm_dtype_name(source->dtype));
@@ -94,7 +95,7 @@ lm_tensor *lm_cpu_index_add(lm_tensor *self, int64_t dim, lm_tensor *index, lm_t
     lm_nd S, R;
     lm_as_nd(self, &S);
     lm_as_nd(source, &R);
-    lm_tensor *idx = checked_index(index, d, S.shape[d], true), *out = NULL;
+    lm_tensor *idx = checked_index(index, d, S.shape[d], true);
     if (!idx) return NULL;
     bool ok = R.nd == S.nd && R.shape[d] == lm_numel(idx);
     for (int k = 0; ok && k < S.nd; k++) ok = k == d || R.shape[k] == S.shape[k];
@@ -104,8 +105,19 @@ lm_tensor *lm_cpu_index_add(lm_tensor *self, int64_t dim, lm_tensor *index, lm_t
         lm_format_shape(b, sizeof b, self->ndim, self->shape);
         lm_set_error(LM_ERR_VALUE, "source of shape %s does not fit self of shape %s with %lld indices along dim %d",
                      a, b, (long long)lm_numel(idx), d);
-        goto done;
+        lm_release(idx);
+        return NULL;
     }
+    return idx;
+}
+
+lm_tensor *lm_cpu_index_add(lm_tensor *self, int64_t dim, lm_tensor *index, lm_tensor *source, lm_scalar alpha) {
+    int d;
+    lm_tensor *idx = lm_index_add_index(self, dim, index, source, alpha, &d), *out = NULL;
+    if (!idx) return NULL;
+    lm_nd S, R;
+    lm_as_nd(self, &S);
+    lm_as_nd(source, &R);
     if (!(out = lm_empty(self->ndim, self->shape, self->dtype, self->device)) || lm_copy_into(out, self)) {
         lm_release(out);
         out = NULL;

@@ -40,5 +40,12 @@ static inline int lm_index_bound_error(int64_t v, int dim, int64_t size) {
     return lm_set_error(LM_ERR_INDEX, "index %lld is out of bounds for dimension %d with size %lld",
                         (long long)v, dim, (long long)size);
 }
+/* gather's and scatter's checks (gather_scatter.c): dim wrapped into *d, src's dtype (src may be
+ * NULL), index's dtype and the shapes; index as int64 (a new reference), or NULL with the error set */
+lm_tensor *lm_gather_scatter_index(lm_tensor *self, int64_t dim, lm_tensor *index, lm_tensor *src, int *d);
+/* index_add's checks (index_select.c): dim wrapped into *d; index as contiguous int64 on its device,
+ * every value checked; NULL with the error set */
+lm_tensor *lm_index_add_index(lm_tensor *self, int64_t dim, lm_tensor *index, lm_tensor *source, lm_scalar alpha,
+                              int *d);
 
 #endif

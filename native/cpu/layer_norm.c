@@ -6,10 +6,10 @@
 #include <string.h>
 #include "loom.h"
 #include "loom_ops.h"
+#include "norms.h"
 #include "parallel.h"
 
-/* rows M and row length N of input for normalized_shape; weight/bias must be normalized_shape */
-static int split_rows(const char *op, lm_tensor *input, const int64_t *ns, int64_t n, lm_tensor *weight,
+int lm_layer_norm_rows(const char *op, lm_tensor *input, const int64_t *ns, int64_t n, lm_tensor *weight,
                       lm_tensor *bias, int64_t *M, int64_t *N) {
     if (n < 1 || n > input->ndim)
         return lm_set_error(LM_ERR_VALUE, "%s: normalized_shape must name 1 to %d trailing dims, got %lld", op,
@@ -80,7 +80,7 @@ LN_FORWARD(double)
 int lm_cpu_native_layer_norm(lm_tensor *input, const int64_t *normalized_shape, int64_t normalized_shape_len,
                              lm_tensor *weight, lm_tensor *bias, double eps, lm_tensor **out) {
     int64_t M, N, n = normalized_shape_len;
-    if (split_rows("native_layer_norm", input, normalized_shape, n, weight, bias, &M, &N)) return -1;
+    if (lm_layer_norm_rows("native_layer_norm", input, normalized_shape, n, weight, bias, &M, &N)) return -1;
     lm_tensor *in[3] = {input, weight, bias}, *k[3] = {0};
     for (int i = 0; i < 3; i++)
         if (in[i] && !(k[i] = lm_contiguous(in[i]))) {
@@ -103,6 +103,17 @@ int lm_cpu_native_layer_norm(lm_tensor *input, const int64_t *normalized_shape, 
     out[0] = y;
     out[1] = mean;
     out[2] = rstd;
+    return 0;
+}
+
+int lm_layer_norm_backward_rows(lm_tensor *grad_out, lm_tensor *input, const int64_t *ns, int64_t n, lm_tensor *mean,
+                                lm_tensor *rstd, lm_tensor *weight, lm_tensor *bias, int64_t *M, int64_t *N) {
+    if (lm_layer_norm_rows("native_layer_norm_backward", input, ns, n, weight, bias, M, N)) return -1;
+    if (!lm_same_shape(grad_out, input) || grad_out->dtype != input->dtype)
+        return lm_set_error(LM_ERR_VALUE, "native_layer_norm_backward: grad_out must have the input's shape and dtype");
+    if (lm_numel(mean) != *M || lm_numel(rstd) != *M || mean->dtype != input->dtype || rstd->dtype != input->dtype)
+        return lm_set_error(LM_ERR_VALUE, "native_layer_norm_backward: mean and rstd must hold one %s per row (%lld)",
+                            lm_dtype_name(input->dtype), (long long)*M);
     return 0;
 }
 
@@ -142,12 +153,8 @@ int lm_cpu_native_layer_norm_backward(lm_tensor *grad_out, lm_tensor *input, con
                                       lm_tensor *weight, lm_tensor *bias, bool input_grad, bool weight_grad,
                                       bool bias_grad, lm_tensor **out) {
     int64_t M, N, n = normalized_shape_len, none = 0;
-    if (split_rows("native_layer_norm_backward", input, normalized_shape, n, weight, bias, &M, &N)) return -1;
-    if (!lm_same_shape(grad_out, input) || grad_out->dtype != input->dtype)
-        return lm_set_error(LM_ERR_VALUE, "native_layer_norm_backward: grad_out must have the input's shape and dtype");
-    if (lm_numel(mean) != M || lm_numel(rstd) != M || mean->dtype != input->dtype || rstd->dtype != input->dtype)
-        return lm_set_error(LM_ERR_VALUE, "native_layer_norm_backward: mean and rstd must hold one %s per row (%lld)",
-                            lm_dtype_name(input->dtype), (long long)M);
+    if (lm_layer_norm_backward_rows(grad_out, input, normalized_shape, n, mean, rstd, weight, bias, &M, &N))
+        return -1;
     int dt = input->dtype;
     lm_tensor *in[5] = {grad_out, input, mean, rstd, weight}, *k[5] = {0};
     for (int i = 0; i < 5; i++)

@@ -63,6 +63,11 @@ static inline void window(int64_t start, int64_t taps, int64_t step, int64_t n, 
     *hi = h < taps ? h : taps;
 }
 
+static lm_cuda_pool_geom cuda_geom(const pgeom *G) {
+    lm_cuda_pool_geom c = {G->planes, G->H, G->W, G->OH, G->OW, G->kh, G->kw, G->sh, G->sw, G->ph, G->pw, G->dh, G->dw};
+    return c;
+}
+
 static lm_tensor *pooled(const lm_tensor *t, const pgeom *G, int dtype) {
     int64_t shape[4];
     memcpy(shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
@@ -82,7 +87,7 @@ int lm_cpu_max_pool2d_with_indices(lm_tensor *self, const int64_t *kernel_size, 
     lm_tensor *x = lm_contiguous(self), *vals = pooled(self, &G, self->dtype), *idx = pooled(self, &G, LM_INT64);
     if (!x || !vals || !idx) { lm_release(x); lm_release(vals); lm_release(idx); return -1; }
     if (self->device == LM_CUDA) {
-        lm_cuda_pool_geom cg = {G.planes, G.H, G.W, G.OH, G.OW, G.kh, G.kw, G.sh, G.sw, G.ph, G.pw, G.dh, G.dw};
+        lm_cuda_pool_geom cg = cuda_geom(&G);
         int err = lm_cuda_max_pool_run(self->dtype, &cg, lm_bytes(x), lm_bytes(vals), (int64_t *)lm_bytes(idx));
         lm_release(x);
         if (err) { lm_release(vals); lm_release(idx); return -1; }
@@ -274,7 +279,13 @@ lm_tensor *lm_cpu_avg_pool2d(lm_tensor *self, const int64_t *kernel_size, int64_
     if (divisor_override == 0) { lm_set_error(LM_ERR_VALUE, "divisor must be not zero"); return NULL; }
     lm_tensor *x = lm_contiguous(self), *out = pooled(self, &G, self->dtype);
     if (!x || !out) { lm_release(x); lm_release(out); return NULL; }
-    avg_pool(&G, self->dtype, lm_bytes(x), lm_bytes(out), false, count_include_pad, divisor_override);
+    if (self->device == LM_CUDA) {
+        lm_cuda_pool_geom cg = cuda_geom(&G);
+        if (lm_cuda_avg_pool_run(self->dtype, &cg, false, false, count_include_pad, divisor_override, lm_bytes(x),
+                                 lm_bytes(out))) { lm_release(x); lm_release(out); return NULL; }
+    } else {
+        avg_pool(&G, self->dtype, lm_bytes(x), lm_bytes(out), false, count_include_pad, divisor_override);
+    }
     lm_release(x);
     return out;
 }
@@ -297,8 +308,14 @@ lm_tensor *lm_cpu_avg_pool2d_backward(lm_tensor *grad_output, lm_tensor *self, c
     if (divisor_override == 0) { lm_set_error(LM_ERR_VALUE, "divisor must be not zero"); return NULL; }
     lm_tensor *g = lm_contiguous(grad_output), *dx = lm_empty_like(self, grad_output->dtype);
     if (!g || !dx) { lm_release(g); lm_release(dx); return NULL; }
-    memset(lm_bytes(dx), 0, (size_t)lm_numel(dx) * lm_itemsize(dx->dtype));
-    avg_pool(&G, dx->dtype, lm_bytes(g), lm_bytes(dx), true, count_include_pad, divisor_override);
+    if (dx->device == LM_CUDA) {   /* the device kernel writes every element of dx */
+        lm_cuda_pool_geom cg = cuda_geom(&G);
+        if (lm_cuda_avg_pool_run(dx->dtype, &cg, false, true, count_include_pad, divisor_override, lm_bytes(g),
+                                 lm_bytes(dx))) { lm_release(g); lm_release(dx); return NULL; }
+    } else {
+        memset(lm_bytes(dx), 0, (size_t)lm_numel(dx) * lm_itemsize(dx->dtype));
+        avg_pool(&G, dx->dtype, lm_bytes(g), lm_bytes(dx), true, count_include_pad, divisor_override);
+    }
     lm_release(g);
     return dx;
 }
@@ -342,7 +359,16 @@ lm_tensor *lm_cpu_adaptive_avg_pool2d(lm_tensor *self, const int64_t *output_siz
     G.OW = os[1];
     lm_tensor *x = lm_contiguous(self), *out = pooled(self, &G, self->dtype);
     if (!x || !out) { lm_release(x); lm_release(out); return NULL; }
-    adaptive(&G, self->dtype, lm_bytes(x), lm_bytes(out), false);
+    if (self->device == LM_CUDA) {
+        lm_cuda_pool_geom cg = cuda_geom(&G);
+        if (lm_cuda_avg_pool_run(self->dtype, &cg, true, false, false, INT64_MIN, lm_bytes(x), lm_bytes(out))) {
+            lm_release(x);
+            lm_release(out);
+            return NULL;
+        }
+    } else {
+        adaptive(&G, self->dtype, lm_bytes(x), lm_bytes(out), false);
+    }
     lm_release(x);
     return out;
 }
@@ -361,8 +387,17 @@ lm_tensor *lm_cpu_adaptive_avg_pool2d_backward(lm_tensor *grad_output, lm_tensor
     }
     lm_tensor *g = lm_contiguous(grad_output), *dx = lm_empty_like(self, grad_output->dtype);
     if (!g || !dx) { lm_release(g); lm_release(dx); return NULL; }
-    memset(lm_bytes(dx), 0, (size_t)lm_numel(dx) * lm_itemsize(dx->dtype));
-    adaptive(&G, dx->dtype, lm_bytes(g), lm_bytes(dx), true);
+    if (dx->device == LM_CUDA) {   /* the device kernel writes every element of dx */
+        lm_cuda_pool_geom cg = cuda_geom(&G);
+        if (lm_cuda_avg_pool_run(dx->dtype, &cg, true, true, false, INT64_MIN, lm_bytes(g), lm_bytes(dx))) {
+            lm_release(g);
+            lm_release(dx);
+            return NULL;
+        }
+    } else {
+        memset(lm_bytes(dx), 0, (size_t)lm_numel(dx) * lm_itemsize(dx->dtype));
+        adaptive(&G, dx->dtype, lm_bytes(g), lm_bytes(dx), true);
+    }
     lm_release(g);
     return dx;
 }

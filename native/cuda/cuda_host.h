@@ -25,6 +25,10 @@ int lm_cuda_adam_run(int dtype, int64_t n, void *p, const void *g, void *m, void
 int lm_cuda_max_pool_run(int dtype, const lm_cuda_pool_geom *G, const void *x, void *vals, int64_t *idx);
 int lm_cuda_max_pool_backward_run(int dtype, int64_t planes, int64_t OL, int64_t HW, const void *g,
                                   const int64_t *idx, void *dx, bool *bad);
+/* avg_pool2d's or adaptive_avg_pool2d's forward or backward on the device (cuda_kernels.h:
+ * lm_cuda_avg_pool_fn); src and dst contiguous */
+int lm_cuda_avg_pool_run(int dtype, const lm_cuda_pool_geom *G, bool adaptive, bool backward, bool count_include_pad,
+                         int64_t divisor_override, const void *src, void *dst);
 /* nll_loss's forward or backward on the device (cuda_kernels.h: lm_cuda_nll_fn); targets already checked */
 int lm_cuda_nll_run(int dtype, bool backward, int64_t N, int64_t C, int64_t D, const void *a, const int64_t *t,
                     const void *w, int64_t ignore, int red, double scale, void *vals, void *out);

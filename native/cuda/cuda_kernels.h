@@ -1,11 +1,12 @@
 /* The hand-written CUDA kernels' C signatures, shared by the CUDA library
- * (which defines them in native/cuda/ (conv.cu, nn.cu, random.cu) and lists them by name in
- * named.cu) and loom._C (which looks each up once by name through
+ * (which defines them in native/cuda/ (argreduce.cu, conv.cu, index.cu, nn.cu, norms.cu, pool.cu,
+ * random.cu, scan.cu) and lists them by name in named.cu) and loom._C (which looks each up once by name through
  * lm_cuda_kernel). Each returns 0 or a CUDA error code. Tensors arrive
  * contiguous; float32 and float64 unless said otherwise. */
 #ifndef LOOM_CUDA_KERNELS_H
 #define LOOM_CUDA_KERNELS_H
 #include <stdint.h>
+#include "cuda_abi.h"   /* LM_MAX_DIMS */
 
 /* softmax / log_softmax along R of a (outer, R, inner) array; backward: a is
  * the incoming gradient, y the forward output */
@@ -45,6 +46,69 @@ typedef int (*lm_cuda_max_pool_fn)(int dtype, const lm_cuda_pool_geom *G, const 
  * float32 and float64 */
 typedef int (*lm_cuda_max_pool_backward_fn)(int dtype, int64_t planes, int64_t OL, int64_t HW, const void *g,
                                             const int64_t *idx, void *dx, int *bad);
+
+/* native_layer_norm over M rows of N (x contiguous; w, b: N values or NULL): y, and each row's mean
+ * and rstd; the backward's dx, dw, db (each NULL when not asked) from dy and the forward's stats */
+typedef int (*lm_cuda_layer_norm_fn)(int dtype, int64_t M, int64_t N, double eps, const void *x, const void *w,
+                                     const void *b, void *y, void *mean, void *rstd);
+typedef int (*lm_cuda_layer_norm_backward_fn)(int dtype, int64_t M, int64_t N, const void *dy, const void *x,
+                                              const void *mean, const void *rstd, const void *w, void *dx, void *dw,
+                                              void *db);
+/* _batch_norm_train over x viewed as (N, C, P), statistics per channel; the backward alike */
+typedef int (*lm_cuda_batch_norm_fn)(int dtype, int64_t N, int64_t C, int64_t P, double eps, const void *x,
+                                     const void *w, const void *b, void *y, void *mean, void *invstd);
+typedef int (*lm_cuda_batch_norm_backward_fn)(int dtype, int64_t N, int64_t C, int64_t P, const void *dy,
+                                              const void *x, const void *mean, const void *invstd, const void *w,
+                                              void *dx, void *dw, void *db);
+
+/* gather and scatter: an index of shape[0..nd) (int64, contiguous) picks along dim d, of `size`
+ * elements, of self (gather's source, scatter's output; self_strides in elements); src_strides are
+ * scatter's source's. Every dtype kernels compute in. An index out of [0, size) writes nothing and
+ * sets *bad (a device int) */
+typedef struct {
+    int nd, d;
+    int64_t size;
+    int64_t shape[LM_MAX_DIMS], self_strides[LM_MAX_DIMS], src_strides[LM_MAX_DIMS];
+} lm_cuda_gather_geom;
+/* out (contiguous, the index's shape) <- self at the index */
+typedef int (*lm_cuda_gather_fn)(int dtype, const lm_cuda_gather_geom *G, const void *self, const int64_t *idx,
+                                 void *out, int *bad);
+/* out at the index <- src (mode 0), *fill (mode 1: a host value of dtype) or out + src (mode 2), the
+ * writes along d in the index's order (the last wins, sums in the CPU's order) */
+typedef int (*lm_cuda_scatter_fn)(int dtype, int mode, const lm_cuda_gather_geom *G, void *out, const int64_t *idx,
+                                  const void *src, const void *fill, int *bad);
+/* index_add: out (outer, size, inner) += *alpha (a host value of dtype) * src (outer, m, inner) at idx
+ * (m int64 values, checked) along the middle dim */
+typedef int (*lm_cuda_index_add_fn)(int dtype, int64_t outer, int64_t size, int64_t m, int64_t inner, void *out,
+                                    const int64_t *idx, const void *src, const void *alpha);
+
+/* argmax/argmin (max.dim/min.dim): a line of R elements (stride rs) at each of the outer offsets (the
+ * on dims oshape, strides ostr; elements); idx[o] <- the line's first maximum (minimum; NaN wins), vals
+ * (or NULL) <- its value. Every dtype kernels compute in */
+typedef struct {
+    int on;
+    int64_t outer, R, rs;
+    int64_t oshape[LM_MAX_DIMS], ostr[LM_MAX_DIMS];
+} lm_cuda_argreduce_geom;
+typedef int (*lm_cuda_argreduce_fn)(int dtype, const lm_cuda_argreduce_geom *G, int is_max, const void *x, void *vals,
+                                    int64_t *idx);
+
+/* cumsum (mode 0), cumprod (1), logcumsumexp (2) of x (strides x_strides, elements) along d into out
+ * (out_strides): floats (is_float) accumulate in double, integers in int64. Every dtype kernels compute in */
+typedef struct {
+    int nd, d;
+    int64_t shape[LM_MAX_DIMS], x_strides[LM_MAX_DIMS], out_strides[LM_MAX_DIMS];
+} lm_cuda_scan_geom;
+typedef int (*lm_cuda_scan_fn)(int dtype, int mode, int is_float, const lm_cuda_scan_geom *G, const void *x, void *out);
+/* cummax (is_max) / cummin of x along d: vals (x's dtype) and idx (int64), both at out_strides */
+typedef int (*lm_cuda_scan_extreme_fn)(int dtype, int is_max, const lm_cuda_scan_geom *G, const void *x, void *vals,
+                                       int64_t *idx);
+
+/* avg_pool2d (adaptive 0: G's windows, count_include_pad, divisor_override or INT64_MIN) or
+ * adaptive_avg_pool2d (1: only planes, H, W, OH, OW read): src x (planes, H, W) -> dst (planes, OH, OW),
+ * or backward src the gradient (planes, OH, OW) -> dst dx (planes, H, W), every element written */
+typedef int (*lm_cuda_avg_pool_fn)(int dtype, const lm_cuda_pool_geom *G, int adaptive, int backward,
+                                   int count_include_pad, int64_t divisor_override, const void *src, void *dst);
 
 /* conv2d's geometry (native/cpu/conv_cols.h's lm_conv_geom, field for field) */
 typedef struct {

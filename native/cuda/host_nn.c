@@ -80,3 +80,12 @@ int lm_cuda_max_pool_backward_run(int dtype, int64_t planes, int64_t OL, int64_t
     lm_release(flag);
     return err ? -1 : 0;
 }
+
+int lm_cuda_avg_pool_run(int dtype, const lm_cuda_pool_geom *G, bool adaptive, bool backward, bool count_include_pad,
+                         int64_t divisor_override, const void *src, void *dst) {
+    static lm_cuda_avg_pool_fn k;
+    if (!k && !(k = (lm_cuda_avg_pool_fn)lm_cuda_kernel("avg_pool"))) return -1;
+    const char *what = adaptive ? (backward ? "adaptive_avg_pool2d_backward" : "adaptive_avg_pool2d")
+                                : (backward ? "avg_pool2d_backward" : "avg_pool2d");
+    return lm_cuda_check(k(dtype, G, adaptive, backward, count_include_pad, divisor_override, src, dst), what);
+}

@@ -16,6 +16,21 @@ int lm_cuda_k_max_pool(int, const lm_cuda_pool_geom *, const void *, void *, int
 int lm_cuda_k_max_pool_backward(int, int64_t, int64_t, int64_t, const void *, const int64_t *, void *, int *);
 int lm_cuda_k_nll(int, int, int64_t, int64_t, int64_t, const void *, const int64_t *, const void *, int64_t, int, double,
                   void *, void *);
+int lm_cuda_k_layer_norm(int, int64_t, int64_t, double, const void *, const void *, const void *, void *, void *,
+                         void *);
+int lm_cuda_k_layer_norm_backward(int, int64_t, int64_t, const void *, const void *, const void *, const void *,
+                                  const void *, void *, void *, void *);
+int lm_cuda_k_batch_norm(int, int64_t, int64_t, int64_t, double, const void *, const void *, const void *, void *,
+                         void *, void *);
+int lm_cuda_k_gather(int, const lm_cuda_gather_geom *, const void *, const int64_t *, void *, int *);
+int lm_cuda_k_scatter(int, int, const lm_cuda_gather_geom *, void *, const int64_t *, const void *, const void *, int *);
+int lm_cuda_k_index_add(int, int64_t, int64_t, int64_t, int64_t, void *, const int64_t *, const void *, const void *);
+int lm_cuda_k_argreduce(int, const lm_cuda_argreduce_geom *, int, const void *, void *, int64_t *);
+int lm_cuda_k_scan(int, int, int, const lm_cuda_scan_geom *, const void *, void *);
+int lm_cuda_k_scan_extreme(int, int, const lm_cuda_scan_geom *, const void *, void *, int64_t *);
+int lm_cuda_k_avg_pool(int, const lm_cuda_pool_geom *, int, int, int, int64_t, const void *, void *);
+int lm_cuda_k_batch_norm_backward(int, int64_t, int64_t, int64_t, const void *, const void *, const void *,
+                                  const void *, const void *, void *, void *, void *);
 }
 
 namespace {
@@ -31,6 +46,17 @@ const Named table[] = {
     {"nll", (void *)(lm_cuda_nll_fn)lm_cuda_k_nll},
     {"max_pool", (void *)(lm_cuda_max_pool_fn)lm_cuda_k_max_pool},
     {"max_pool_backward", (void *)(lm_cuda_max_pool_backward_fn)lm_cuda_k_max_pool_backward},
+    {"layer_norm", (void *)(lm_cuda_layer_norm_fn)lm_cuda_k_layer_norm},
+    {"layer_norm_backward", (void *)(lm_cuda_layer_norm_backward_fn)lm_cuda_k_layer_norm_backward},
+    {"batch_norm", (void *)(lm_cuda_batch_norm_fn)lm_cuda_k_batch_norm},
+    {"batch_norm_backward", (void *)(lm_cuda_batch_norm_backward_fn)lm_cuda_k_batch_norm_backward},
+    {"gather", (void *)(lm_cuda_gather_fn)lm_cuda_k_gather},
+    {"scatter", (void *)(lm_cuda_scatter_fn)lm_cuda_k_scatter},
+    {"index_add", (void *)(lm_cuda_index_add_fn)lm_cuda_k_index_add},
+    {"argreduce", (void *)(lm_cuda_argreduce_fn)lm_cuda_k_argreduce},
+    {"scan", (void *)(lm_cuda_scan_fn)lm_cuda_k_scan},
+    {"scan_extreme", (void *)(lm_cuda_scan_extreme_fn)lm_cuda_k_scan_extreme},
+    {"avg_pool", (void *)(lm_cuda_avg_pool_fn)lm_cuda_k_avg_pool},
 };
 }  // namespace
 
