@@ -224,6 +224,7 @@ static inline LM_HD float lm_erff(float x) {
 #include "vmath.h"
 #include "vmath_f32.h"
 #include "vmath_pow.h"
+#include "vmath_hypot.h"
 #include "vmath_erf.h"
 #include "vmath_erfinv.h"
 #include "vmath_fmod.h"
@@ -254,10 +255,12 @@ LM_VMATH_FORMS(tan)
 LM_VMATH_SHORT(sin) LM_VMATH_SHORT(cos) LM_VMATH_SHORT(tan)
 LM_VM bool lm_f_trig_short_ok(float x) { return lm_trig_shortf_ok(x); }
 LM_VM bool lm_d_trig_short_ok(double x) { return lm_trig_short_ok(x); }
-/* LM_MATH2's: <math.h>'s, but atan2 vmath_trig.h's and nextafter vmath_fmod.h's */
+/* LM_MATH2's: <math.h>'s, but atan2 vmath_trig.h's, nextafter vmath_fmod.h's and hypot vmath_hypot.h's */
 #define LM_LIBM2(fn) LM_VM float lm_f2_##fn(float a, float b) { return fn##f(a, b); } \
     LM_VM double lm_d2_##fn(double a, double b) { return fn(a, b); }
-LM_LIBM2(copysign) LM_LIBM2(hypot)
+LM_LIBM2(copysign)
+LM_VM float lm_f2_hypot(float a, float b) { return lm_hypotf(a, b); }
+LM_VM double lm_d2_hypot(double a, double b) { return lm_hypot(a, b); }
 /* lgamma: float's through vmath_gamma.h's double form, whose short form (every x > 0) skips the reflection;
  * double's libm's */
 LM_VM float lm_f_lgamma(float x) { return (float)lm_lgamma_f32(x); }
