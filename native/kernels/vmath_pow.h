@@ -1,7 +1,6 @@
 /* pow in plain arithmetic, so loops over it vectorise (glibc's pow and powf do not): |x|^y =
  * 2^(y log2 |x|), log2 0 = -inf and log2 inf = inf carrying the zeros and infinities of x, then
- * the rest of C99's special cases (F.10.4.4) by selects, one condition each, as vmath.h; float's
- * through double, double's through pairs.
+ * the rest of C99's special cases (F.10.4.4) by selects, one condition each, as vmath.h.
  * Included by common.h after vmath.h. */
 #ifndef LOOM_KERNELS_VMATH_POW_H
 #define LOOM_KERNELS_VMATH_POW_H
@@ -45,61 +44,6 @@ LM_VM float lm_powf(float x, float y) {
     r = y != y ? y : r;
     r = y == 0 ? 1.0f : r;   /* x^0 and 1^y are 1 even for a NaN y or x */
     return x == 1.0f ? 1.0f : r;
-}
-
-/* double: log |x| as a pair lh + ll to ~2^-64 relative, t = y log |x| as a pair (an error e in t is
- * e relative in the result, and |t| reaches 745), then lm_exp_mul's e^(th + tl). |x| = 2^k m with m in
- * [sqrt(1/2), sqrt(2)) (subnormals scaled by 2^54 first), f = m - 1 exact, s = f / (2 + f) as a pair
- * (|s| < 0.1716), log m = 2 atanh s = 2s + (2/3) s^3 + s^5 (2/5 + ... + 2/27 s^22): the first two terms
- * as pairs, the series (< 2^-12 of log m) plain; k ln 2 with ln 2 in two parts. */
-LM_VM double lm_log_pair(double ax, double *ll) {
-    bool sub = ax < DBL_MIN;
-    double as = sub ? ax * 0x1p54 : ax;
-    int64_t ix = lm_bits64(as) + (0x3ff0000000000000LL - 0x3fe6a09e667f3bcdLL);
-    double k = (double)((ix >> 52) - 1023) - (sub ? 54.0 : 0.0);
-    double f = lm_from_bits64((ix & 0x000fffffffffffffLL) + 0x3fe6a09e667f3bcdLL) - 1.0;
-    double dh = 2.0 + f, dl = (2.0 - dh) + f;
-    double sh = f / dh, sl = (fma(-sh, dh, f) - sh * dl) / dh;
-    double z = sh * sh;
-    double s2l = fma(sh, sh, -z) + 2.0 * sh * sl;
-    double s3 = z * sh, s3l = fma(z, sh, -s3) + (s2l * sh + z * sl);
-    double p = 0x1.5555555555555p-1 * s3, pl = fma(0x1.5555555555555p-1, s3, -p) + (0x1.5555555555555p-1 * s3l +
-               0x1.5555555555555p-55 * s3);
-    double q = s3 * z * (2.0 / 5 + z * (2.0 / 7 + z * (2.0 / 9 + z * (2.0 / 11 + z * (2.0 / 13 + z * (2.0 / 15 +
-               z * (2.0 / 17 + z * (2.0 / 19 + z * (2.0 / 21 + z * (2.0 / 23 + z * (2.0 / 25 + z * (2.0 / 27))))))))))));
-    double a = 2.0 * sh + p, al = ((2.0 * sh - a) + p) + ((2.0 * sl + pl) + q);   /* Fast2Sum: |2 sh| > |p| */
-    double kh = k * LM_LN2_HI, h = kh + a, hb = h - kh;
-    *ll = ((kh - (h - hb)) + (a - hb)) + (al + k * LM_LN2_LO);   /* TwoSum: either may be the larger */
-    return h;
-}
-
-LM_VM double lm_powd(double x, double y) {
-    double ax = fabs(x);
-    double axc = ax > DBL_MAX ? 1.0 : ax;   /* one condition a select: GCC if-converts those */
-    axc = ax == 0 ? 1.0 : axc;
-    double ll, lh = lm_log_pair(axc, &ll);
-    lh = ax == 0 ? -INFINITY : lh;
-    lh = ax > DBL_MAX ? INFINITY : lh;
-    ll = axc != ax ? 0.0 : ll;
-    double th = y * lh, tl = fma(y, lh, -th) + y * ll;
-    th = ax == 1.0 ? 0.0 : th;   /* 1^y is 1 also for y = +-inf (-1 gets its sign below) */
-    tl = ax == 1.0 ? 0.0 : tl;
-    tl = axc != ax ? 0.0 : tl;
-    double m = lm_exp_mul(th, tl, 1.0, 0.0);
-    /* rint |y| and rint |y| / 2 through 2^52: y is an integer where the first is |y|, an odd one where
-     * the second is not |y| / 2 */
-    double ay = fabs(y), hy = 0.5 * ay;
-    double ri = ay < 0x1p52 ? (ay + 0x1p52) - 0x1p52 : ay;
-    double hi = hy < 0x1p52 ? (hy + 0x1p52) - 0x1p52 : hy;
-    double nonint = x < 0 ? NAN : m;
-    nonint = x < -DBL_MAX ? m : nonint;
-    double neg = hi != hy ? -m : m;
-    neg = ri != ay ? nonint : neg;
-    double r = lm_bits64(x) < 0 ? neg : m;
-    r = x != x ? x : r;
-    r = y != y ? y : r;
-    r = y == 0 ? 1.0 : r;   /* x^0 and 1^y are 1 even for a NaN y or x */
-    return x == 1.0 ? 1.0 : r;
 }
 
 #endif
