@@ -162,3 +162,21 @@ def test_float32_forms(name):
     with np.errstate(all="ignore"):
         assert (_ulps(g[~exact], want[~exact]) <= ULP32[name]).all(), (g, want)
     assert np.isnan(want[:2]).all() or np.array_equal(np.signbit(g[:2]), np.signbit(want[:2]))   # +-0
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_exp_short_and_full_forms_give_the_same_bits(dt):
+    # blocks whose every x is in e^x's finite range take the form without clamps and selects; one
+    # NaN, +-inf or out-of-range value in a block sends it to the full form: the same bits either way
+    rng = np.random.default_rng(41)
+    lo, hi = (-103.9, 88.7) if dt == np.float32 else (-745.9, 709.7)
+    x = np.concatenate([rng.uniform(lo, hi, 6000), rng.standard_normal(6000),
+                        np.array([lo, hi, 0.0, -0.0, 1e-30])]).astype(dt)
+    mixed = x.copy()
+    mixed[::97] = np.array([np.nan, np.inf, -np.inf, 2 * hi, 2 * lo], dtype=dt)[np.arange(x[::97].size) % 5]
+    short, full = loom.exp(loom.tensor(x)).numpy(), loom.exp(loom.tensor(mixed)).numpy()
+    keep = np.ones(x.size, bool)
+    keep[::97] = False
+    assert np.array_equal(short[keep].view(np.uint8), full[keep].view(np.uint8))
+    want = np.array([np.nan, np.inf, 0.0, np.inf, 0.0], dtype=dt)[np.arange(x[::97].size) % 5]
+    np.testing.assert_array_equal(full[::97], want)

@@ -40,6 +40,10 @@
     default: lm_d2_##fn((double)(a), (double)(b)))
 #define LM_EXP(x) _Generic((x), float: lm_expf((float)(x)), lm_complex64: cexpf((lm_complex64)(x)), \
     lm_complex128: cexp((lm_complex128)(x)), default: lm_exp((double)(x)))
+/* exp's short form and its test (for LM_PW_exp_SHORT, LM_PW_exp_SHORT_OK): e^x without the
+ * clamps and selects, the same bits where the test holds */
+#define LM_EXP_SHORT(x) _Generic((x), float: lm_expf_short((float)(x)), default: lm_exp_short((double)(x)))
+#define LM_EXP_SHORT_OK(x) _Generic((x), float: lm_expf_short_ok((float)(x)), default: lm_exp_short_ok((double)(x)))
 
 /* tanh (complex too: the tanh body serves them) and erf, through the vectorising float forms */
 #define LM_TANH(x) _Generic((x), float: lm_tanhf((float)(x)), lm_complex64: ctanhf((lm_complex64)(x)), \
@@ -161,7 +165,23 @@ static inline float lm_cabs64(lm_complex64 z) {
 
 /* e^x for float in plain arithmetic, so loops over it vectorise (glibc's expf
  * does not without -ffast-math). Cody-Waite reduction, degree-6 polynomial,
- * 2^n applied in two halves so the subnormal range stays exact: ~1 ulp. */
+ * 2^n applied in two halves so the subnormal range stays exact: ~1 ulp.
+ * lm_expf_short is it where lm_expf_short_ok holds (the same bits: no clamp, no
+ * selects, a third less work, so float16/bfloat16 loops, compute-bound, gain that). */
+static inline LM_HD float lm_expf_short(float x) {
+#ifdef __CUDA_ARCH__
+    float n = rintf(x * 1.44269504089f);
+#else
+    float n = __builtin_rintf(x * 1.44269504089f);
+#endif
+    float r = x - n * 0.693145751953125f - n * 1.42860682030941723212e-6f;
+    float p = 1.0f + r * (1.0f + r * (0.5f + r * (0.166666672f + r * (0.0416666679f +
+              r * (0.00833333377f + r * 0.00138888892f)))));
+    int32_t ni = (int32_t)n, n1 = ni >> 1, n2 = ni - n1;
+    union { uint32_t u; float f; } s1 = {(uint32_t)(n1 + 127) << 23}, s2 = {(uint32_t)(n2 + 127) << 23};
+    return p * s1.f * s2.f;
+}
+static inline LM_HD bool lm_expf_short_ok(float x) { return (x >= -103.972084f) & (x <= 88.7228394f); }
 static inline LM_HD float lm_expf(float x) {
 #ifdef __CUDA_ARCH__
     /* The GPU's expf (ex2.approx and a correction, <= 2 ulp) takes a third of the polynomial's
@@ -169,13 +189,7 @@ static inline LM_HD float lm_expf(float x) {
     return expf(x);
 #else
     float xc = x > 88.7228394f ? 88.7228394f : (x < -103.972084f ? -103.972084f : x);
-    float n = __builtin_rintf(xc * 1.44269504089f);
-    float r = xc - n * 0.693145751953125f - n * 1.42860682030941723212e-6f;
-    float p = 1.0f + r * (1.0f + r * (0.5f + r * (0.166666672f + r * (0.0416666679f +
-              r * (0.00833333377f + r * 0.00138888892f)))));
-    int32_t ni = (int32_t)n, n1 = ni >> 1, n2 = ni - n1;
-    union { uint32_t u; float f; } s1 = {(uint32_t)(n1 + 127) << 23}, s2 = {(uint32_t)(n2 + 127) << 23};
-    float y = p * s1.f * s2.f;
+    float y = lm_expf_short(xc);
     return x > 88.7228394f ? INFINITY : (x < -103.972084f ? 0.0f : (x != x ? x : y));
 #endif
 }
@@ -216,6 +230,7 @@ static inline LM_HD float lm_erff(float x) {
 #include "vmath.h"
 #include "vmath_f32.h"
 #include "vmath_pow.h"
+#include "vmath_hypot.h"
 #include "vmath_erf.h"
 #include "vmath_erfinv.h"
 #include "vmath_fmod.h"
@@ -246,10 +261,12 @@ LM_VMATH_FORMS(tan)
 LM_VMATH_SHORT(sin) LM_VMATH_SHORT(cos) LM_VMATH_SHORT(tan)
 LM_VM bool lm_f_trig_short_ok(float x) { return lm_trig_shortf_ok(x); }
 LM_VM bool lm_d_trig_short_ok(double x) { return lm_trig_short_ok(x); }
-/* LM_MATH2's: <math.h>'s, but atan2 vmath_trig.h's and nextafter vmath_fmod.h's */
+/* LM_MATH2's: <math.h>'s, but atan2 vmath_trig.h's, nextafter vmath_fmod.h's and hypot vmath_hypot.h's */
 #define LM_LIBM2(fn) LM_VM float lm_f2_##fn(float a, float b) { return fn##f(a, b); } \
     LM_VM double lm_d2_##fn(double a, double b) { return fn(a, b); }
-LM_LIBM2(copysign) LM_LIBM2(hypot)
+LM_LIBM2(copysign)
+LM_VM float lm_f2_hypot(float a, float b) { return lm_hypotf(a, b); }
+LM_VM double lm_d2_hypot(double a, double b) { return lm_hypot(a, b); }
 /* lgamma: float's through vmath_gamma.h's double form, whose short form (every x > 0) skips the reflection;
  * double's libm's */
 LM_VM float lm_f_lgamma(float x) { return (float)lm_lgamma_f32(x); }

@@ -41,15 +41,19 @@ LM_VM double lm_expm1_tail(double r) {
 
 /* e^x: x = n ln2 + r (Cody-Waite), 2^n applied in two halves so the subnormal range stays exact
  * and n = 1024 (just below the overflow threshold) does not overflow the scale */
-LM_VM double lm_exp(double x) {
-    double xc = x > 709.79 ? 709.79 : (x < -746.0 ? -746.0 : x);
-    double k = xc * 0x1.71547652b82fep0 + LM_RND_SHIFT;
+LM_VM double lm_exp_short(double x) {   /* lm_exp where lm_exp_short_ok holds: the same bits */
+    double k = x * 0x1.71547652b82fep0 + LM_RND_SHIFT;
     double n = k - LM_RND_SHIFT;
-    double rh = xc - n * LM_LN2_HI, r = rh - n * LM_LN2_LO, c = (rh - r) - n * LM_LN2_LO;
+    double rh = x - n * LM_LN2_HI, r = rh - n * LM_LN2_LO, c = (rh - r) - n * LM_LN2_LO;
     double e = r + lm_expm1_tail(r);
     double p = 1.0 + (e + c * (e + 1.0));   /* c: what r lost in rounding */
     int64_t ni = lm_bits64(k) - lm_bits64(LM_RND_SHIFT), n1 = ni / 2, n2 = ni - n1;
-    double y = p * lm_from_bits64((n1 + 1023) << 52) * lm_from_bits64((n2 + 1023) << 52);
+    return p * lm_from_bits64((n1 + 1023) << 52) * lm_from_bits64((n2 + 1023) << 52);
+}
+LM_VM bool lm_exp_short_ok(double x) { return (x >= -746.0) & (x <= 709.79); }
+LM_VM double lm_exp(double x) {
+    double xc = x > 709.79 ? 709.79 : (x < -746.0 ? -746.0 : x);
+    double y = lm_exp_short(xc);
     y = x != x ? x : y;   /* one select a statement: GCC if-converts nested ones less readily */
     y = x < -746.0 ? 0.0 : y;
     return x > 709.79 ? INFINITY : y;
