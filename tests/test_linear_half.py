@@ -2,11 +2,21 @@
 packs them, so the results must equal, to the bit, the float32 path run on the operands' float32 copies
 and rounded once (PyTorch's opmath), over shapes on each side of the kernels' size thresholds (the
 converted-copy path for small products, one thread, the split over threads), strided operands
-included."""
+included. bfloat16 products on AMX tiles sum products in pairs, so these tests turn them off
+(test_matmul_amx.py tests that path)."""
 import pytest
 
 import loom
 import loom.nn.functional as F
+
+
+
+@pytest.fixture(autouse=True)
+def _float32_path():
+    loom.backends.cpu.matmul.allow_bf16_amx = False
+    yield
+    loom.backends.cpu.matmul.allow_bf16_amx = True
+
 
 SHAPES = [(3, 5, 4), (64, 96, 80), (256, 512, 784), (7, 33, 300), (1, 10, 512)]   # (M, N, K)
 

@@ -107,6 +107,9 @@ int lm_get_num_threads(void);
 void lm_set_num_threads(int n);
 void lm_set_parallel_threshold(int64_t n);
 int64_t lm_get_parallel_threshold(void);
+/* bfloat16 products on AMX tiles where the host has them (native/cpu/gemm_amx.c) */
+void lm_set_bf16_amx(int on);
+int lm_has_amx_bf16(void);
 /* threaded regions run, those found late (a busy machine), ns left running inline */
 void lm_parallel_stats(int64_t *out);
 void lm_allocator_trim(void);

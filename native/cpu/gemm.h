@@ -16,8 +16,8 @@ bool lm_gemm_avx512(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat
                     bool accumulate);
 
 /* C (float32) = or += A @ B where A and B hold float16 or bfloat16 (dtype), computed in float32 as
- * lm_gemm(LM_FLOAT32) computes the products of their float32 copies, to the bit, without making the
- * copies: loom's kernels convert each element as they pack it; elsewhere (a host without AVX-512, a
+ * lm_gemm(LM_FLOAT32) computes the products of their float32 copies, to the bit (bfloat16 on AMX
+ * tiles aside, lm_gemm_amx_bf16), without making the copies: loom's kernels convert each element as they pack it; elsewhere (a host without AVX-512, a
  * product too small to repay packing) the operands are converted first. 0, or -1 with the error set
  * (the memory for those copies). */
 int lm_gemm_half(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, float *c, int64_t ldc,
@@ -37,6 +37,11 @@ float *lm_half_scratch(int64_t n);
  * an empty product (M = 0) only asks */
 bool lm_gemm_avx512_half(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, float *c, int64_t ldc,
                          bool accumulate);
+
+/* bfloat16 C (float32) = or += A @ B on AMX tiles (gemm_amx.c), on the calling thread: float32 sums
+ * of pairs of exact products, subnormals flushed (not the float32 path's bits). False (nothing
+ * written) where the host has no AMX, Linux does not grant it, or lm_set_bf16_amx turned it off. */
+bool lm_gemm_amx_bf16(int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, float *c, int64_t ldc, bool accumulate);
 
 /* B packed once for many products with the same right operand (an RNN's recurrent weight at
  * every step). Where the host has no kernels of its own, `packed` stays NULL and the products

@@ -14,6 +14,7 @@
 
 #ifdef __AVX512F__
 #include <immintrin.h>
+#include "transpose16.h"
 
 /* MR: the register tile's rows (12, or 10/8 for small products that 12 would pad); MC rows of A
  * stay in L2 per block, KC deep, NC columns of B per packed block */
@@ -31,31 +32,6 @@ static int tile_rows(int64_t M) {
     for (int r = 10; r >= 8; r -= 2)
         if ((M + r - 1) / r * r < pad) best = r, pad = (M + r - 1) / r * r;
     return best;
-}
-
-/* 16 x 16 floats transposed in registers: packing a row-major A or a transposed B moves 16
- * elements per load and store instead of one */
-static inline void transpose16(__m512 r[16]) {
-    __m512 t[16];
-    for (int i = 0; i < 8; i++) {
-        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    for (int i = 0; i < 4; i++) {
-        r[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
-        r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
-        r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
-        r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
-    }
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 4; j++) {
-            t[8 * i + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + j + 4], 0x88);
-            t[8 * i + j + 4] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + j + 4], 0xDD);
-        }
-    for (int i = 0; i < 8; i++) {
-        r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
-        r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
-    }
 }
 
 /* 16 elements of a row as floats, per source type */
@@ -313,7 +289,9 @@ bool lm_gemm_avx512_half(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, l
     if (dtype != LM_FLOAT16 && dtype != LM_BFLOAT16) return false;
     if (M <= 0 || N <= 0) return true;   /* nothing to do, and a probe for the kernels */
     if (K <= 0) return false;
-    if (dtype == LM_BFLOAT16) return gemm_bfloat16(M, N, K, a, b, NULL, NULL, c, ldc, accumulate);
+    if (dtype == LM_BFLOAT16)
+        return lm_gemm_amx_bf16(M, N, K, a, b, c, ldc, accumulate) ||
+               gemm_bfloat16(M, N, K, a, b, NULL, NULL, c, ldc, accumulate);
     return gemm_float16(M, N, K, a, b, NULL, NULL, c, ldc, accumulate);
 }
 

@@ -1,2 +1,2 @@
 """loom.backends: switches of the backends, as torch.backends."""
-from . import cuda, cudnn, mps  # noqa: F401
+from . import cpu, cuda, cudnn, mps  # noqa: F401
