@@ -221,6 +221,12 @@ def short_macro(op, dt):
     return f"LM_PW_{op.kernel}_SHORT" if TABLE[dt].category == "floating" else None
 
 
+def wide_macro(op, dt):
+    """The body's LM_PW_NAME_WIDE, where its header defines one: its float32/float64 loops are compute-bound
+    and take AVX-512's full width where the host has it (16-bit loops always do)."""
+    return f"LM_PW_{op.kernel}_WIDE" if TABLE[dt].category == "floating" and not TABLE[dt].stored else None
+
+
 def check_call(op):
     """The kernel header's check applied to the op's arguments before the loop: the compute
     dtype, then the schema's arguments in order (Tensors as lm_tensor *, the rest from the ctx)."""

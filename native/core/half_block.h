@@ -9,11 +9,12 @@
 #define LM_HALF_BLOCK 256
 /* A float16/bfloat16 loop converts, computes in float and converts back: compute-bound where
  * float32's is memory-bound, so on a host with AVX-512 it takes the full width, which GCC's
- * -march=native leaves at 256 bits (2.3x on exp's body); other hosts are left as they are */
+ * -march=native leaves at 256 bits (2.3x on exp's body); other hosts are left as they are. So do the
+ * float32/float64 loops of a body that says it is compute-bound (LM_PW_NAME_WIDE: pow's). */
 #if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
-#define LM_HALF_LOOP __attribute__((target("prefer-vector-width=512")))
+#define LM_WIDE_LOOP __attribute__((target("prefer-vector-width=512")))
 #else
-#define LM_HALF_LOOP
+#define LM_WIDE_LOOP
 #endif
 #if defined(__AVX512F__) && !defined(__CUDACC__)
 #include <immintrin.h>

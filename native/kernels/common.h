@@ -91,8 +91,8 @@ static inline lm_complex128 lm_cmul128(lm_complex128 a, lm_complex128 b) {
     return LM_CMPLX(fma(ar, br, -(ai * bi)), fma(ar, bi, ai * br));
 }
 
-/* Python's // and %, C's fmod and ** : float and double in floating point (float ** through
- * vmath_pow.h's lm_powf), the integers through int64 (see the helpers below) */
+/* Python's // and %, C's fmod and ** : float and double in floating point (** through
+ * vmath_pow.h's lm_powf and lm_powd), the integers through int64 (see the helpers below) */
 #define lm_floor_div(T, a, b) _Generic((T)0, \
     float: (float)lm_floordiv_py((double)(a), (double)(b)), \
     double: lm_floordiv_py((double)(a), (double)(b)), \
@@ -116,7 +116,7 @@ static inline lm_complex128 lm_cmul128(lm_complex128 a, lm_complex128 b) {
 /* floor_divide's float loops compute in double: their test is double's */
 #define lm_floor_div_short_ok(T, a, b) lm_fmod_short_ok((double)(a), (double)(b))
 #define lm_pow(T, a, b) _Generic((T)0, \
-    float: lm_powf((float)(a), (float)(b)), double: pow((double)(a), (double)(b)), \
+    float: lm_powf((float)(a), (float)(b)), double: lm_powd((double)(a), (double)(b)), \
     default: lm_ipow((int64_t)(a), (int64_t)(b)))
 
 /* bitwise ops: integers bit by bit, bool as the logical op; floats never reach
