@@ -133,3 +133,19 @@ def test_float64_log_table_is_the_scripts_output():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     assert (root / "native/kernels/vmath_pow_table.h").read_text() == mod.header()
+
+
+@pytest.mark.parametrize("dtype", [loom.float32, loom.float64], ids=str)
+@pytest.mark.parametrize("n", [1, 7, 2999, 3001, 10007])
+def test_broadcast_value_paths_match_the_elementwise_one(dtype, n):
+    """A single-element operand runs blocks of the contiguous loop against copies of it (LM_WIDE_BLOCK):
+    every block edge gives the same bits as the full tensor ** tensor loop, in place too."""
+    g = loom.Generator().manual_seed(n)
+    x = (loom.rand(n, generator=g, dtype=dtype) * 3).requires_grad_(False)
+    for v in (2.5, -1.25, 3.0):
+        full = loom.full((n,), v, dtype=dtype)
+        assert loom.equal(x ** v, loom.pow(x, full))
+        assert loom.equal(v ** x, loom.pow(full, x))
+        inplace = x.clone()
+        inplace.pow_(v)
+        assert loom.equal(inplace, loom.pow(x, full))
