@@ -7,13 +7,15 @@
 #include "half.h"
 
 #define LM_HALF_BLOCK 256
-/* a wide body's loop against one broadcast value: blocks of this many copies of it (not a multiple of
- * 4 KB: the copies' and the output's addresses would alias in the store buffer block after block) */
-#define LM_WIDE_BLOCK 3000
+/* a float loop against one broadcast value: blocks of this many copies of it (not a multiple of 4 KB:
+ * the copies' and the output's addresses would alias in the store buffer block after block) */
+#define LM_VALUE_BLOCK 3000
+/* float loops prefetch strips of this many elements ahead */
+#define LM_STRIP 512
 /* A float16/bfloat16 loop converts, computes in float and converts back: compute-bound where
  * float32's is memory-bound, so on a host with AVX-512 it takes the full width, which GCC's
  * -march=native leaves at 256 bits (2.3x on exp's body); other hosts are left as they are. So do the
- * float32/float64 loops of a body that says it is compute-bound (LM_PW_NAME_WIDE: pow's). */
+ * float32/float64 loops of a body that says it is compute-bound (LM_PW_NAME_WIDE: pow's, tanh's, ...). */
 #if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #define LM_WIDE_LOOP __attribute__((target("prefer-vector-width=512")))
 #else

@@ -7,3 +7,5 @@
     }
 LM_FLOAT_FN(lm_softplus_fn, LM_DEF_SOFTPLUS)
 #define LM_PW_softplus(T, self, beta, threshold) LM_FLOAT_TYPED(T, lm_softplus_fn)(self, beta, threshold)
+/* compute-bound in float and double: their loops take AVX-512's full width */
+#define LM_PW_softplus_WIDE 1
