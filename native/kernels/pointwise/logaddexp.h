@@ -9,3 +9,5 @@
     }
 LM_FLOAT_FN(lm_logaddexp_fn, LM_DEF_LOGADDEXP)
 #define LM_PW_logaddexp(T, self, other) LM_FLOAT_TYPED(T, lm_logaddexp_fn)(self, other)
+/* compute-bound in float and double: their loops take AVX-512's full width */
+#define LM_PW_logaddexp_WIDE 1

@@ -9,3 +9,5 @@
     }
 LM_FLOAT_FN(lm_logaddexp2_fn, LM_DEF_LOGADDEXP2)
 #define LM_PW_logaddexp2(T, self, other) LM_FLOAT_TYPED(T, lm_logaddexp2_fn)(self, other)
+/* compute-bound in float and double: their loops take AVX-512's full width */
+#define LM_PW_logaddexp2_WIDE 1
