@@ -224,8 +224,8 @@ def short_macro(op, dt):
 def wide_macro(op, dt):
     """The body's LM_PW_NAME_WIDE, where its header defines one: its float32/float64 loops are compute-bound
     and take AVX-512's full width where the host has it (16-bit loops always do). For float32/float64 (a
-    name, whether the header defines it or not) the template also emits the strip-mined contiguous loop:
-    for every unary body, and for a binary one that defines the macro."""
+    name, whether the header defines it or not) the template also emits the restrict contiguous loop
+    (strip-mined for unary bodies)."""
     return f"LM_PW_{op.kernel}_WIDE" if TABLE[dt].category == "floating" and not TABLE[dt].stored else None
 
 
