@@ -211,24 +211,29 @@ static inline LM_HD double lm_gammainc_series(double a, double x) {
     for (int n = 1; n < 200000; n++) {
         term *= x / (a + n);
         sum += term;
-        if (fabs(term) < 1e-17 * fabs(sum)) break;
+        if (fabs(term) <= 0x1p-54 * fabs(sum)) break;
     }
     return sum * lm_gamma_prefix(a, x);
 }
 
+/* Q's continued fraction through its convergents p_k / q_k: the three-term recurrences are the only
+ * chain from one step to the next (a multiply and a fused multiply-add), so the division each step
+ * makes for the convergence test overlaps the next step; Lentz's form puts two divisions on it. */
 static inline LM_HD double lm_gammaincc_cf(double a, double x) {
-    double tiny = 1e-300, b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
-    for (int i = 1; i < 200000; i++) {
-        double an = -i * (i - a);
-        b += 2;
-        d = an * d + b;
-        if (fabs(d) < tiny) d = tiny;
-        c = b + an / c;
-        if (fabs(c) < tiny) c = tiny;
-        d = 1 / d;
-        double del = d * c;
-        h *= del;
-        if (fabs(del - 1) < 1e-16) break;
+    double y = 1 - a, z = x + y + 1, k = 0;
+    double pm2 = 1, qm2 = x, pm1 = x + 1, qm1 = z * x, h = pm1 / qm1;
+    for (int i = 0; i < 200000; i++) {
+        k += 1;
+        y += 1;
+        z += 2;
+        double yk = y * k, p = pm1 * z - pm2 * yk, q = qm1 * z - qm2 * yk;
+        pm2 = pm1; pm1 = p; qm2 = qm1; qm1 = q;
+        if (fabs(p) > 0x1p500) { pm2 *= 0x1p-500; pm1 *= 0x1p-500; qm2 *= 0x1p-500; qm1 *= 0x1p-500; }
+        if (q != 0) {
+            double r = p / q, d = fabs(h - r);
+            h = r;
+            if (d <= 0x1p-53 * fabs(r)) break;
+        }
     }
     return h * lm_gamma_prefix(a, x);
 }
