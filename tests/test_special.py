@@ -99,3 +99,17 @@ def test_gradients_match_torch(name):
     tf = getattr(torch.special, name, None) or getattr(torch, name)
     tf(tx).sum().backward()
     np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-10)
+
+
+def test_zeta_where_euler_maclaurin_starts_at_its_threshold():
+    # q just below a = 6.5 + 0.75 s, so the Euler-Maclaurin tail starts where its 12 terms are least
+    # ahead of the error; mpmath's Hurwitz zeta needs hundreds of digits for large q
+    mpmath = pytest.importorskip("mpmath")
+    s = np.array([1.001, 1.5, 2.0, 3.0, 5.0, 7.5, 10.0, 20.0, 35.0, 50.0])
+    q = np.concatenate([6.5 + 0.75 * s - 1e-9, 6.5 + 0.75 * s - 0.5, np.full(s.size, 0.3)])
+    s = np.tile(s, 3)
+    got = S.zeta(loom.tensor(s), loom.tensor(q)).numpy()
+    with mpmath.workdps(300):
+        want = np.array([float(mpmath.zeta(mpmath.mpf(a), mpmath.mpf(b))) for a, b in zip(s, q)])
+    ulps = np.abs(got - want) / np.spacing(np.abs(want))
+    assert ulps.max() <= 8, (s[ulps.argmax()], q[ulps.argmax()], got[ulps.argmax()], want[ulps.argmax()])

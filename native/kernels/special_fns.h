@@ -188,7 +188,7 @@ static inline LM_HD double lm_zeta(double x, double q) {
 }
 
 /* the regularized incomplete gamma functions P(a, x) (lower) and Q = 1 - P (upper): the
- * series for P below x = a + 1, Lentz's continued fraction for Q above */
+ * series for P below x = a + 1, Q's continued fraction above */
 /* x^a e^-x / Gamma(a); for large a through Stirling's series, so that a log x and lgamma(a),
  * both huge, do not cancel */
 static inline LM_HD double lm_gamma_prefix(double a, double x) {
