@@ -81,8 +81,9 @@ def _sample64(name):
     x = np.concatenate(parts)
     if name == "atanh":   # close to +-1 too
         x = np.concatenate([x, 1 - np.ldexp(rng.random(100_000), -30), -1 + np.ldexp(rng.random(100_000), -40)])
-    if name == "acosh":   # 1 + the magnitudes, and close to 1
-        x = np.concatenate([x, 1 + mags, rng.uniform(1.0, 3.0, 400_000), 1 + np.ldexp(rng.random(100_000), -40)])
+    if name == "acosh":   # 1 + the magnitudes, close to 1, and past 2^1000 (where 2x is scaled down)
+        x = np.concatenate([x, 1 + mags, rng.uniform(1.0, 3.0, 400_000), 1 + np.ldexp(rng.random(100_000), -40),
+                            np.exp(rng.uniform(np.log(2.0 ** 990), np.log(1.7e308), 10_000))])
     return x[(x > lo) & (x < hi)] if not name.startswith("log") or name == "log1p" else x[x > 0]
 
 

@@ -233,17 +233,15 @@ LM_VM double lm_asinh(double x) {
     return x != x ? x : copysign(y, x);
 }
 
-/* acosh x = log1p(t + sqrt(2t + t^2)), t = x - 1 (exact), below 2; log(2x - 1 / (x + sqrt(x^2 - 1)))
- * up to 2^26; log x + ln 2 beyond; NaN below 1 */
+/* acosh x = log1p(t + sqrt(t (t + 2))), t = x - 1 (exact): x + sqrt(x^2 - 1) - 1 without cancellation,
+ * up to 2^26; beyond, log 2x = log1p(2x - 1), with 2x scaled by 2^-64 (and 64 ln 2 added back) from
+ * 2^1000, where it would overflow. One log for every x; NaN below 1. */
 LM_VM double lm_acosh(double x) {
     double xc = x > 1.0 ? (x < 0x1p26 ? x : 0x1p26) : 1.0, t = xc - 1.0;
-    double lo = lm_log1p(t + sqrt(2.0 * t + t * t));
-    double mid = lm_log(2.0 * xc - 1.0 / (xc + sqrt(xc * xc - 1.0)));
-    double k, r = lm_log_parts(x > 0x1p26 && x <= DBL_MAX ? x : 1.0, &k);
-    double big = (k + 1.0) * LM_LN2_HI + (r + (k + 1.0) * LM_LN2_LO);
-    double y = xc < 2.0 ? lo : mid;
-    y = x >= 0x1p26 ? big : y;
-    y = x > DBL_MAX ? x : y;
+    double xs = x >= 0x1p1000 ? x * 0x1p-64 : x;
+    double u = x < 0x1p26 ? t + sqrt(t * (t + 2.0)) : 2.0 * xs - 1.0;
+    double y = lm_log1p(u);
+    y = x >= 0x1p1000 ? y + 64 * LM_LN2_HI + 64 * LM_LN2_LO : y;
     y = x < 1.0 ? NAN : y;
     return x != x ? x : y;
 }
