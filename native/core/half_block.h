@@ -12,6 +12,14 @@
 #define LM_VALUE_BLOCK 3000
 /* float loops prefetch strips of this many elements ahead */
 #define LM_STRIP 512
+/* a strip loop ending at element e of len prefetches the strip after the next: the input's lines and the
+ * result's (whose elements may be narrower: bool) */
+#define LM_PREFETCH_STRIP(o, x, e, len)                                                                  \
+    for (int64_t lm_p_ = (e) + LM_STRIP; lm_p_ < (e) + 2 * LM_STRIP && lm_p_ < (len);                     \
+         lm_p_ += 64 / (int64_t)sizeof(*(x))) {                                                          \
+        __builtin_prefetch((o) + lm_p_, 1);                                                              \
+        __builtin_prefetch((x) + lm_p_);                                                                 \
+    }
 /* A float16/bfloat16 loop converts, computes in float and converts back: compute-bound where
  * float32's is memory-bound, so on a host with AVX-512 it takes the full width, which GCC's
  * -march=native leaves at 256 bits (2.3x on exp's body); other hosts are left as they are. So do the
