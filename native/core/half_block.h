@@ -20,6 +20,14 @@
         __builtin_prefetch((o) + lm_p_, 1);                                                              \
         __builtin_prefetch((x) + lm_p_);                                                                 \
     }
+/* A build not tuned for its host (-Dnative=false) compiles each generated loop three times, for
+ * x86-64-v4 (AVX-512), x86-64-v3 (AVX2, FMA) and the baseline; the loader picks one for the CPU it runs
+ * on (GCC's target_clones: an ifunc). meson defines LM_CPU_CLONES_ON where the compiler can. */
+#if defined(LM_CPU_CLONES_ON) && !defined(__CUDACC__)
+#define LM_CPU_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define LM_CPU_CLONES
+#endif
 /* A float16/bfloat16 loop converts, computes in float and converts back: compute-bound where
  * float32's is memory-bound, so on a host with AVX-512 it takes the full width, which GCC's
  * -march=native leaves at 256 bits (2.3x on exp's body); other hosts are left as they are. So do the

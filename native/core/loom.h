@@ -110,6 +110,8 @@ int64_t lm_get_parallel_threshold(void);
 /* bfloat16 products on AMX tiles where the host has them (native/cpu/gemm_amx.c) */
 void lm_set_bf16_amx(int on);
 int lm_has_amx_bf16(void);
+/* "AVX512", "AVX2" or "DEFAULT": the vector instructions the generated loops run with (native/cpu/capability.c) */
+const char *lm_cpu_capability(void);
 /* threaded regions run, those found late (a busy machine), ns left running inline */
 void lm_parallel_stats(int64_t *out);
 void lm_allocator_trim(void);

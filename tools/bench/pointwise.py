@@ -1,9 +1,10 @@
 """Issue 17's per-op pointwise benchmark, generated from the op model: one row per float pointwise op
 of ops/*.yaml (every `pointwise:` op that serves float32 or float64), loom against NumPy (or SciPy's
 special functions) and PyTorch in one process, on 10^7 elements, contiguous and strided (every
-other element of a 2 * 10^7 buffer), the same threads for loom and PyTorch (NumPy's ufuncs have one).
+other element of a 2 * 10^7 buffer), the same threads for loom and PyTorch (NumPy's ufuncs have one);
+and the float16/bfloat16 rows of the ops that serve them (NumPy has float16 only).
 
-    python tools/bench/pointwise.py                      # every op, float32 and float64
+    python tools/bench/pointwise.py                      # every op: float32, float64, float16, bfloat16
     python tools/bench/pointwise.py --dtype float64 --only exp --only tanh --repeats 9
     python tools/bench/pointwise.py --markdown > table.md
 
@@ -86,6 +87,9 @@ SKIP = {
 }
 
 FLOATS = ("float32", "float64")
+# stored in 16 bits, computed in float32 (loom and PyTorch alike); NumPy has float16 (its loops convert
+# each element) and no bfloat16, so bfloat16 rows compare with PyTorch alone
+HALVES = ("float16", "bfloat16")
 
 
 def resolve(path):
@@ -167,31 +171,40 @@ _CACHE = {}
 
 
 def _base(np, lo, hi, dtype, size, seed):
-    """uniform [lo, hi) as NumPy and as a loom tensor, kept for the next op with the same domain (making
-    2 * 10^7 values costs more than timing most ops)"""
+    """uniform [lo, hi) as (NumPy array or None, loom tensor, PyTorch tensor), kept for the next op with
+    the same domain (making 2 * 10^7 values costs more than timing most ops). 16-bit dtypes: the same
+    float32 values rounded by each library."""
     import loom
+    import torch
     key = (lo, hi, dtype, size, seed)
     if key not in _CACHE:
         while len(_CACHE) >= 4:
             del _CACHE[next(iter(_CACHE))]
-        arr = np.random.default_rng(seed).uniform(lo, hi, size).astype(dtype)
-        _CACHE[key] = (arr, loom.from_numpy(arr))
+        src = np.random.default_rng(seed).uniform(lo, hi, size).astype("float32" if dtype in HALVES else dtype)
+        if dtype in HALVES:
+            arr = src.astype(np.float16) if dtype == "float16" else None
+            entry = (arr, loom.from_numpy(src).to(getattr(loom, dtype)), torch.from_numpy(src).to(getattr(torch, dtype)))
+        else:
+            entry = (src, loom.from_numpy(src), torch.from_numpy(src))
+        _CACHE[key] = entry
     return _CACHE[key]
 
 
 def make_inputs(np, op, dtype, n, strided, seed):
-    """{arg name: (NumPy array, loom tensor)} of n elements (every other one of 2n when strided)."""
+    """{arg name: (NumPy array or None, loom tensor, PyTorch tensor)} of n elements (every other one of
+    2n when strided)."""
     import loom
+    import torch
     out = {}
     for k, a in enumerate(op.inputs):
         size = 2 * n if strided else n
         if a.name == "condition":
             arr = np.random.default_rng(seed).random(size) < 0.5
-            t = loom.from_numpy(arr)
+            trio = (arr, loom.from_numpy(arr), torch.from_numpy(arr))
         else:
             lo, hi = domain(op, a.name)
-            arr, t = _base(np, lo, hi, dtype, size, seed + k)   # another seed each: no self - self
-        out[a.name] = (arr[::2], t[::2]) if strided else (arr, t)
+            trio = _base(np, lo, hi, dtype, size, seed + k)   # another seed each: no self - self
+        out[a.name] = tuple(None if v is None else v[::2] for v in trio) if strided else trio
     return out
 
 
@@ -223,23 +236,16 @@ def best(fn, repeats):
 def time_op(libs, op, dtype, n, strided, repeats):
     """{lib: seconds or None}: the best of `repeats` calls each, the libraries taking turns."""
     import numpy as np
-    import torch
-    import loom
     inputs = make_inputs(np, op, dtype, n, strided, seed=17)
-    arrays = {k: v[0] for k, v in inputs.items()}
     calls = {}
     for lib, (fn, kw) in libs.items():
         if fn is None:
             continue
-        if lib == "numpy":
-            tens = arrays
-            args, kws = positional(op, tens)
-        elif lib == "torch":
-            tens = {k: torch.from_numpy(v) for k, v in arrays.items()}
-            args, kws = positional(op, tens)
-        else:
-            tens = {k: v[1] for k, v in inputs.items()}
-            args, kws = positional(op, tens)
+        col = {"numpy": 0, "loom": 1, "torch": 2}[lib]
+        tens = {k: v[col] for k, v in inputs.items()}
+        if any(v is None for v in tens.values()):   # NumPy has no bfloat16
+            continue
+        args, kws = positional(op, tens)
         kws = {**kws, **kw}
         try:
             fn(*args, **kws)   # warm up (and find out whether it takes these arguments)
@@ -256,7 +262,7 @@ def time_op(libs, op, dtype, n, strided, repeats):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--dtype", action="append", choices=FLOATS, help="float32 and/or float64 (default both)")
+    ap.add_argument("--dtype", action="append", choices=FLOATS + HALVES, help="default: all four")
     ap.add_argument("--only", action="append", metavar="NAME", help="just these ops (repeatable)")
     ap.add_argument("--layout", action="append", choices=("contiguous", "strided"))
     ap.add_argument("--repeats", type=int, default=5)
@@ -279,7 +285,7 @@ def main():
         if unknown:
             raise SystemExit(f"not float pointwise ops: {', '.join(sorted(unknown))}")
         ops = [op for op in ops if op.name in args.only]
-    dtypes = args.dtype or list(FLOATS)
+    dtypes = args.dtype or list(FLOATS + HALVES)
     layouts = args.layout or ["contiguous", "strided"]
 
     rows, skipped = [], []
@@ -325,7 +331,7 @@ def main():
 
 def summary(rows):
     out = []
-    for dtype in FLOATS:
+    for dtype in FLOATS + HALVES:
         for layout in ("contiguous", "strided"):
             sel = [r for r in rows if r[1] == dtype and r[2] == layout and r[6] is not None]
             if not sel:

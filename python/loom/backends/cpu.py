@@ -3,7 +3,14 @@ on AMX tiles where the host has them (Intel Xeon from Sapphire Rapids on, with a
 them). Those are float32 sums of exact bfloat16 products, as oneDNN's (PyTorch's) on such hosts, but
 not bit for bit the float32 path on float32 copies of the operands (the tiles add products in pairs
 and flush subnormals): False brings that path back. On by default, as PyTorch uses them."""
-from .._C import lib
+from .._C import ffi, lib
+
+
+def get_cpu_capability():
+    """The vector instructions loom's generated loops use here: "AVX512", "AVX2" or "DEFAULT", as
+    torch.backends.cpu.get_cpu_capability(). A build tuned for its host (the default, -march=native) has
+    them fixed; a generic one (-Dnative=false) carries loops for each and picks by this CPU."""
+    return ffi.string(lib.lm_cpu_capability()).decode()
 
 
 def is_amx_available():
