@@ -171,13 +171,22 @@ def ctx_init(op):
 
 
 def loop_unpack(op):
-    """C lines inside a pointwise loop that turn the ctx into kernel arguments."""
+    """C lines inside a pointwise loop that turn the ctx into kernel arguments. An optional Scalar x
+    whose body header defines LM_PW_NAME_DEFAULT_x(T, S) (its value when None) also gets x_as_: the value
+    or that default, in T, resolved here once, so the body's loop selects against a plain value (GCC
+    does not vectorise a loop that tests x.kind per element)."""
     lines = []
     for a in op.ctx_args:
         if a.type.base == "Scalar" and not a.type.optional:
             lines.append(f"const T {a.name} = LM_SCALAR_AS(T, c->{a.name});")
-        else:
-            lines.append(f"const {types.row(a.type).ctx} {a.name} = c->{a.name};")
+            continue
+        lines.append(f"const {types.row(a.type).ctx} {a.name} = c->{a.name};")
+        if a.type.base == "Scalar":
+            d = f"LM_PW_{op.kernel}_DEFAULT_{a.name}"
+            lines += [f"#ifdef {d}",
+                      f"const T {a.name}_as_ = {a.name}.kind >= 0 ? LM_SCALAR_AS(T, {a.name}) : (T)({d}(T, S));",
+                      f"(void){a.name}_as_;",
+                      "#endif"]
     return lines
 
 

@@ -31,6 +31,8 @@
 
 /* LM_LOWEST, LM_HIGHEST, LM_IS_FLOAT and LM_TYPED/LM_TYPED_FN (per dtype) come from dtype.h */
 #define LM_FINITE_MAX(T) _Generic((T)0, float: FLT_MAX, default: DBL_MAX)
+/* the largest finite value of the stored type S: float16's and bfloat16's own (their bodies compute in float) */
+#define LM_FINITE_MAX_OF(S, T) _Generic((S *)0, lm_float16 *: 65504.0f, lm_bfloat16 *: 0x1.fep127f, default: LM_FINITE_MAX(T))
 
 /* float/double math by type; integers go through double. lm_f_FN / lm_d_FN are <math.h>'s fnf / fn
  * but where vmath.h or vmath_trig.h has a form that vectorises (the table after their includes). */
@@ -342,6 +344,10 @@ static inline LM_HD float lm_fmod_pyf(float a, float b) {
 static inline LM_HD float lm_finite_max(float) { return FLT_MAX; }
 template <class X> static inline LM_HD double lm_finite_max(X) { return DBL_MAX; }
 #define LM_FINITE_MAX(T) lm_finite_max((T)0)
+static inline LM_HD float lm_finite_max_of(const lm_float16 *, float) { return 65504.0f; }
+static inline LM_HD float lm_finite_max_of(const lm_bfloat16 *, float) { return 0x1.fep127f; }
+template <class P, class X> static inline LM_HD auto lm_finite_max_of(const P *, X x) -> decltype(lm_finite_max(x)) { return lm_finite_max(x); }
+#define LM_FINITE_MAX_OF(S, T) lm_finite_max_of((const S *)0, (T)0)
 
 /* one-argument math: fnf for float, fn for double, the integers through double */
 #define LM_MATH_OVERLOADS(fn)                                                              \
