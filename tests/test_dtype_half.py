@@ -140,6 +140,36 @@ def test_pointwise_and_promotion_match_torch(name):
 
 
 @pytest.mark.parametrize("name", LOW)
+def test_nan_to_num_and_clamp_bounds_are_the_dtypes_own(name):
+    # the defaults are the 16-bit format's largest finite values (65504 for float16), as PyTorch's
+    inf, nan = float("inf"), float("nan")
+    x = torch.tensor([inf, -inf, nan, 1.0, -60000.0, 0.25] * 100).to(tt(name))
+    lx = to_loom(x)
+    for f in (lambda t: t.nan_to_num(), lambda t: t.nan_to_num(1.0, 2.0, -3.0), lambda t: t.nan_to_num(posinf=5.0),
+              lambda t: t.clamp(min=0.5), lambda t: t.clamp(max=-0.5), lambda t: t.clamp(-1, 1),
+              lambda t: t[::3].nan_to_num(), lambda t: t[::3].clamp(-1, 1)):
+        np.testing.assert_array_equal(f(lx).float().numpy(), f(x).float().numpy())
+
+
+@pytest.mark.parametrize("name", LOW)
+def test_strided_loops_are_the_contiguous_loops(name):
+    # strided 16-bit loops gather blocks (of 256) and convert them as blocks: the same bits as the
+    # contiguous loop on the same values, across block edges and for every kind of result
+    g = torch.Generator().manual_seed(3)
+    a, b = torch.randn(40, 700, generator=g).to(tt(name)), torch.randn(700, 40, generator=g).to(tt(name))
+    la, lb = to_loom(a), to_loom(b)
+    views = [(la[:, ::3], lb.t()[:, ::3]), (la.t(), lb), (la[::2, 1::2], la[1::2, ::2])]
+    for x, y in views:
+        xc, yc = x.contiguous(), y.contiguous()
+        for f in (lambda p, q: p.exp(), lambda p, q: p.erf(), lambda p, q: p + q, lambda p, q: p < q,
+                  lambda p, q: p.clamp(-0.5, 0.5), lambda p, q: p.atan2(q), lambda p, q: p.sigmoid() * q):
+            r, rc = f(x, y), f(xc, yc)
+            assert r.dtype == rc.dtype
+            np.testing.assert_array_equal(r.float().numpy() if r.dtype.is_floating_point else r.numpy(),
+                                          rc.float().numpy() if rc.dtype.is_floating_point else rc.numpy())
+
+
+@pytest.mark.parametrize("name", LOW)
 def test_reductions_accumulate_in_float32(name):
     x = torch.full((4096,), 1.0, dtype=tt(name))   # float16 running sums stall at 2048; float32 does not
     lx = to_loom(x)
