@@ -37,3 +37,5 @@ LM_VM double lm_gelu_erf_grad_d(double x) {   /* LM_VM: inlined, so the loop vec
 #define LM_PW_gelu_erf_backward(T, grad_output, self)                                                   \
     ((grad_output) * (sizeof(T) == sizeof(double) ? (T)lm_gelu_erf_grad_d((double)(self))             \
                                                    : (T)lm_gelu_erf_grad_f((float)(self))))
+/* compute-bound in float and double: their loops take AVX-512's full width */
+#define LM_PW_gelu_erf_backward_WIDE 1
