@@ -229,3 +229,23 @@ def test_gelu_erf_backward_float64_against_mpmath():
     edge = loom.gelu_erf_backward(loom.ones(3, dtype=loom.float64),
                                   loom.tensor(np.array([np.inf, -np.inf, np.nan]))).numpy()
     assert np.isnan(edge).all()
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float16])
+def test_gelu_erf_backward_short_blocks_match_full_ones(dt):
+    # a block whose every x >= -3 skips the continued fraction (gelu_erf_backward.h's short form); one
+    # element below -3 sends its block through the full form: the rest must not change
+    rng = np.random.default_rng(23)
+    x = rng.uniform(-3, 6, 8192).astype(dt)
+    mixed = x.copy()
+    mixed[::97] = dt(-3.5)
+    g = loom.tensor(np.ones_like(x))
+    short, full = loom.gelu_erf_backward(g, loom.tensor(x)).numpy(), loom.gelu_erf_backward(g, loom.tensor(mixed)).numpy()
+    keep = np.ones(x.size, bool)
+    keep[::97] = False
+    assert np.array_equal(short[keep].view(np.uint8), full[keep].view(np.uint8))
+    # and the tail's values are the continued fraction's, within float32's reach of Phi + x phi
+    v = np.float64(-3.5)
+    want = float(mpmath.ncdf(v) + v * mpmath.npdf(v))
+    tol = 4e-6 if dt == np.float32 else 1e-3
+    assert abs(float(full[0]) - want) <= tol * abs(want), (float(full[0]), want)

@@ -60,7 +60,9 @@ LM_VM double lm_log_pair(double ax, double *ll) {
     bool sub = ax < DBL_MIN;
     double as = sub ? ax * 0x1p54 : ax;
     int64_t u = lm_bits64(as) - LM_POW_OFF;
-    double k = (double)(u >> 52) - (sub ? 54.0 : 0.0);
+    /* u >> 52 through a shifted double's bits: AVX2 has no int64 -> double vector conversion, and a
+     * (double) cast kept the loop scalar there */
+    double k = (lm_from_bits64(lm_bits64(LM_RND_SHIFT) + (u >> 52)) - LM_RND_SHIFT) - (sub ? 54.0 : 0.0);
     int64_t j = (u >> LM_POW_TABLE_SHIFT) & 127;
     double z = lm_from_bits64((u & 0x000fffffffffffffLL) + LM_POW_OFF);
     double invc = lm_pow_invc[j], lch = lm_pow_logc[j], lcl = lm_pow_logc_lo[j];
