@@ -52,6 +52,20 @@ def test_float32_erfc_within_ulp_over_the_range():
     assert err[worst] <= 1.0, f"erfc({x[~zero][worst]!r}) = {got[~zero][worst]!r}, want {ref[~zero][worst]!r}"
 
 
+def test_float32_ndtr_within_ulp_over_the_range():
+    # vmath_erf.h's lm_ndtrf: erfc(-x / sqrt 2) / 2 in double, rounded once (measured 0.5 ulp)
+    x = np.arange(0, 0x7F800000, 97, dtype=np.uint32).view(np.float32)
+    x = np.concatenate([x, -x, np.array([0.0, -0.0, np.inf, -np.inf, -14.0, -13.9, 5.5], np.float32)])
+    got = loom.special.ndtr(loom.tensor(x)).numpy()
+    ref = scipy_special.ndtr(x.astype(np.float64))
+    zero = ref.astype(np.float32) == 0   # below -14.0 ndtr underflows float32: exactly 0 there
+    assert (got[zero] == 0).all() and not np.signbit(got[zero]).any()
+    err = _ulps(got[~zero], ref[~zero])
+    worst = int(np.argmax(err))
+    assert err[worst] <= 1.0, f"ndtr({x[~zero][worst]!r}) = {got[~zero][worst]!r}, want {ref[~zero][worst]!r}"
+    assert np.isnan(loom.special.ndtr(loom.tensor(np.array([np.nan], np.float32))).numpy()).all()
+
+
 def test_float32_erfc_special_values():
     x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, 10.0, 20.0, -10.1], dtype=np.float32)
     got = loom.erfc(loom.tensor(x)).numpy()

@@ -54,6 +54,8 @@
 /* erfc and erfinv: vmath_erf.h's and vmath_erfinv.h's forms; erfinv's short form and its test (for a body's
  * LM_PW_NAME_SHORT, LM_PW_NAME_SHORT_OK) */
 #define LM_ERFC(x) _Generic((x), float: lm_erfcf((float)(x)), default: lm_erfc((double)(x)))
+/* the normal CDF: float's in double to float's need (its double form's pairs cost a float loop 5x) */
+#define LM_NDTR(x) _Generic((x), float: lm_ndtrf((float)(x)), default: lm_ndtr((double)(x)))
 #define LM_ERFINV(x) _Generic((x), float: lm_erfinvf((float)(x)), default: lm_erfinv((double)(x)))
 #define LM_ERFINV_SHORT(x) _Generic((x), float: lm_erfinvf_short((float)(x)), default: lm_erfinv_short((double)(x)))
 #define LM_ERFINV_SHORT_OK(x) _Generic((x), float: lm_erfinvf_short_ok((float)(x)), \
@@ -380,6 +382,7 @@ static inline LM_HD float lm_erf_(float x) { return lm_erff(x); }
 template <class X> static inline LM_HD double lm_erf_(X x) { return erf((double)x); }
 #define LM_ERF(x) lm_erf_(x)
 #define LM_ERFC(x) erfc((double)(x))
+#define LM_NDTR(x) lm_ndtr((double)(x))   /* special_fns.h's */
 #define LM_ERFINV(x) lm_erfinv((double)(x))   /* special.h's */
 
 /* the complex twins (libcu++ on the device, <complex> on a C++ host), for LM_CMATH */

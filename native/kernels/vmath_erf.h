@@ -33,12 +33,12 @@ LM_VM float lm_erfinvf(float x) { return lm_erfinvf_at(x, false); }
 LM_VM float lm_erfinvf_short(float x) { return lm_erfinvf_at(x, true); }
 LM_VM bool lm_erfinvf_short_ok(float x) { return fabsf(x) < 0.9966f; }
 
-/* erfc |x| = e^(-x^2) G(r) r, r = 1 / (|x| + 3), G(r) = (a + 3) erfcx(a) (0.43 to 0.56 on a <= 10.1): a
- * degree-10 polynomial in r - 0.21 (tools/vmath_fit.py erfcf_g, 2^-28 relative), in double, where x^2 is
- * exact for a float x and e^(-x^2) needs float's accuracy only: Taylor to r^8 after the reduction (2^-33).
- * erfc x = 2 - erfc |x| below 0; from 10.1 on erfc is 0 in float. The result rounds once. */
-LM_VM float lm_erfcf(float x) {
-    double a = fabs((double)x), ac = a < 10.1 ? a : 10.1;
+/* erfc a for a >= 0 in double, to float's need (2^-28 relative): e^(-a^2) G(r) r, r = 1 / (a + 3), G(r) =
+ * (a + 3) erfcx(a) (0.43 to 0.56 on a <= 10.1): a degree-10 polynomial in r - 0.21 (tools/vmath_fit.py
+ * erfcf_g, 2^-28 relative), and e^(-a^2) by Taylor to r^8 after the reduction (2^-33). From 10.1 on erfc
+ * is below float's smallest subnormal: a stops there. */
+LM_VM double lm_erfc_for_float(double a) {
+    double ac = a < 10.1 ? a : 10.1;
     double r = 1.0 / (ac + 3.0), v = r - 0.21;
     double g = 0x1.5980e6d2671cap+0 + v * (0x1.e4b6d8c955b07p+2 + v * (0x1.fe015ba7bd7c9p+4 + v * (
                0x1.8681160c6ebc1p+6 + v * (0x1.87da4d757c677p+7 + v * (0x1.3b2bc6345a88ap+7 + v * (
@@ -48,8 +48,23 @@ LM_VM float lm_erfcf(float x) {
     double t = z - n * 0x1.62e42fefa39efp-1;   /* |n| <= 148: n ln 2 rounds by 2^-45 at most */
     double p = 1.0 + t * (1.0 + t * (0.5 + t * (1.0 / 6 + t * (1.0 / 24 + t * (1.0 / 120 + t * (1.0 / 720 +
                t * (1.0 / 5040 + t * (1.0 / 40320))))))));
-    double e = p * lm_from_bits64((lm_bits64(k) - lm_bits64(LM_RND_SHIFT) + 1023) << 52) * (g * r);
+    return p * lm_from_bits64((lm_bits64(k) - lm_bits64(LM_RND_SHIFT) + 1023) << 52) * (g * r);
+}
+
+/* erfc x for float: x^2 is exact in double for a float x; erfc x = 2 - erfc |x| below 0. Rounds once. */
+LM_VM float lm_erfcf(float x) {
+    double e = lm_erfc_for_float(fabs((double)x));
     float y = (float)(x < 0 ? 2.0 - e : e);
+    return x != x ? x : y;
+}
+
+/* the normal CDF for float: erfc(z) / 2 at z = -x / sqrt 2 in double (its rounding, 2^-53 relative, moves
+ * e^(-z^2) by z^2 2^-52 at most: 2^-45 at the float range's end, x = -14); 1 - erfc(|z|) / 2 left of 0.
+ * Rounds once. */
+LM_VM float lm_ndtrf(float x) {
+    double z = (double)x * -0x1.6a09e667f3bcdp-1;
+    double h = 0.5 * lm_erfc_for_float(fabs(z));
+    float y = (float)(z < 0 ? 1.0 - h : h);
     return x != x ? x : y;
 }
 
