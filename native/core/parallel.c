@@ -81,13 +81,16 @@ int lm_get_num_threads(void) {
 void lm_set_num_threads(int n) { num_threads = n < 1 ? 1 : n; }
 void lm_set_parallel_threshold(int64_t n) { par_threshold = n < 1 ? 1 : n; }
 int64_t lm_get_parallel_threshold(void) { return par_threshold; }
+/* The split is decided from the work and the thread count alone, never from the backoff: a busy
+ * machine runs the same parts inline, so the results keep their bits (the regions check the backoff) */
 bool lm_should_parallelize(int64_t work) {
-    return work >= par_threshold && lm_get_num_threads() > 1 && !backing_off();
+    return work >= par_threshold && lm_get_num_threads() > 1;
 }
+bool lm_parallel_backing_off(void) { return backing_off(); }
 
 void lm_parallel_for(int64_t n, int64_t work, lm_range_fn fn, void *ctx) {
 #ifdef _OPENMP
-    if (n >= 2 && lm_should_parallelize(work)) {
+    if (n >= 2 && lm_should_parallelize(work) && !backing_off()) {
         int nt = lm_get_num_threads();
         if (nt > n) nt = (int)n;
         int64_t *ends = malloc(sizeof(int64_t) * (size_t)nt), start = now_ns();
@@ -115,30 +118,52 @@ void lm_parallel_for(int64_t n, int64_t work, lm_range_fn fn, void *ctx) {
     fn(0, n, ctx);
 }
 
-int lm_parallel_parts(int nt, bool release_gil, lm_part_fn part, void *ctx) {
+static _Thread_local int inside;   /* parts this thread is running, nested */
+bool lm_parallel_inside(void) { return inside > 0; }
+void lm_parallel_enter(void) { inside++; }
+void lm_parallel_leave(void) { inside--; }
+
+/* gang: parts t of the team's n (n = 1 while backing off), else the fixed nt parts over the team */
+static int parts(int nt, bool release_gil, lm_part_fn part, void *ctx, bool gang) {
+    if (nt < 1) nt = 1;
     void *gil = release_gil ? lm_gil_release() : NULL;
-    int used = 1;
+    int used = gang ? 1 : nt;
 #ifdef _OPENMP
     int64_t *ends = nt > 1 && !backing_off() ? malloc(sizeof(int64_t) * (size_t)nt) : NULL;
     if (ends) {
         int64_t start = now_ns();
+        int team = 1;
         #pragma omp parallel num_threads(nt)
         {
             int t = omp_get_thread_num(), n = omp_get_num_threads();
-            if (t == 0) used = n;
-            part(t, n, ctx);
+            if (t == 0) team = n;
+            inside++;
+            if (gang) part(t, n, ctx);
+            else for (int p = t; p < nt; p += n) part(p, nt, ctx);
+            inside--;
             ends[t] = now_ns();
         }
+        if (gang) used = team;
         int64_t last = ends[0];
-        for (int i = 1; i < used; i++) last = ends[i] > last ? ends[i] : last;
+        for (int i = 1; i < team; i++) last = ends[i] > last ? ends[i] : last;
         judge(start, ends[0], last);
         free(ends);
     } else
 #endif
     {
-        (void)nt;
-        part(0, 1, ctx);
+        inside += nt > 1;
+        if (gang) part(0, 1, ctx);
+        else for (int p = 0; p < nt; p++) part(p, nt, ctx);
+        inside -= nt > 1;
     }
     lm_gil_reacquire(gil);
     return used;
+}
+
+int lm_parallel_parts(int nt, bool release_gil, lm_part_fn part, void *ctx) {
+    return parts(nt, release_gil, part, ctx, false);
+}
+
+int lm_parallel_gang(int nt, bool release_gil, lm_part_fn part, void *ctx) {
+    return parts(nt, release_gil, part, ctx, true);
 }

@@ -129,13 +129,16 @@ static int check(lm_tensor *q, lm_tensor *k, lm_tensor *v, dims *d, bool is_caus
         int64_t start_ = lm_parallel_now(), own_ = start_, last_ = start_;                                   \
         /* set_num_threads' count, and each thread's finish (nowait: not the loop's barrier) timed for       \
          * the busy-machine backoff (parallel.h) */                                                          \
-        _Pragma("omp parallel if (par_) num_threads(nt_)")                                                   \
+        bool team_ = par_ && !lm_parallel_backing_off();   /* a busy machine: the same work inline */        \
+        _Pragma("omp parallel if (team_) num_threads(nt_)")                                                  \
         {                                                                                                    \
             T *scratch = malloc(sizeof(T) * (size_t)(scratch_elems));                                        \
             if (!scratch) { _Pragma("omp atomic write") failed_ = 1; }                                       \
             else {                                                                                           \
+                if ((d).bh > 1) lm_parallel_enter();   /* its gemms stay on this thread, team or not */    \
                 _Pragma("omp for schedule(dynamic) nowait")                                                  \
                 for (int64_t b = 0; b < (d).bh; b++) { body; }                                              \
+                if ((d).bh > 1) lm_parallel_leave();                                                         \
             }                                                                                                \
             free(scratch);                                                                                   \
             int64_t e_ = lm_parallel_now();                                                                  \
@@ -145,10 +148,8 @@ static int check(lm_tensor *q, lm_tensor *k, lm_tensor *v, dims *d, bool is_caus
                 if (e_ > last_) last_ = e_;                                                                  \
             }                                                                                                \
         }                                                                                                    \
-        if (par_) {                                                                                          \
-            lm_gemm_serial_end(token_);                                                                      \
-            lm_parallel_judge(start_, own_, last_);                                                          \
-        }                                                                                                    \
+        if (par_) lm_gemm_serial_end(token_);                                                                \
+        if (team_) lm_parallel_judge(start_, own_, last_);                                                   \
         if (failed_) err = lm_set_error(LM_ERR_MEMORY, "out of memory for attention scratch");              \
     } while (0)
 

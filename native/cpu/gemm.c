@@ -4,9 +4,7 @@
 #include "iter.h"
 #include <stdlib.h>
 #include "half_block.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "parallel.h"
 
 /* Products split over threads from ~2e6 multiply-adds: below, the hand-off costs more than it
  * saves (a 64x64x128 product, an MLP layer at batch 64, took 16 us on one thread and 47-51 us
@@ -82,6 +80,13 @@ void lm_gemm_serial_end(int token) {
 int lm_gemm_threads(int nt, bool release_gil, void (*part)(int t, int n, void *ctx), void *ctx) {
     int token = nt > 1 ? lm_gemm_serial_begin() : 1;   /* a token <= 1 restores nothing */
     int used = lm_parallel_parts(nt, release_gil, part, ctx);
+    lm_gemm_serial_end(token);
+    return used;
+}
+
+int lm_gemm_gang(int nt, bool release_gil, void (*part)(int t, int n, void *ctx), void *ctx) {
+    int token = nt > 1 ? lm_gemm_serial_begin() : 1;
+    int used = lm_parallel_gang(nt, release_gil, part, ctx);
     lm_gemm_serial_end(token);
     return used;
 }
@@ -180,9 +185,7 @@ static void split_part(int t, int n, void *vs) {
 void lm_gemm(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b, char *c, int64_t ldc, bool accumulate) {
     if (M <= 0 || N <= 0) return;
     int nt = lm_get_num_threads();   /* 1 without OpenMP */
-#ifdef _OPENMP
-    if (omp_in_parallel()) nt = 1;   /* a kernel's own split (attention, LSTM): stay on this thread */
-#endif
+    if (lm_parallel_inside()) nt = 1;   /* a kernel's own split (attention, LSTM): stay on this thread */
     if (nt > 1 && M * N * K >= LM_GEMM_SERIAL_BELOW && (N >= M ? N : M) >= 32 * nt &&
         (dtype == LM_FLOAT32 || dtype == LM_FLOAT64 || lm_is_complex(dtype))) {
         split S = {dtype, -1, M, N, K, ldc, a, b, c, accumulate};
@@ -210,10 +213,7 @@ int lm_gemm_half(int dtype, int64_t M, int64_t N, int64_t K, lm_mat a, lm_mat b,
     if (M <= 0 || N <= 0) return 0;
     lm_mat none = {NULL, 0, 0};
     if (K > 0 && M * N * K >= LM_GEMM_OWN_FROM && lm_gemm_avx512_half(dtype, 0, N, K, none, none, c, ldc, false)) {
-        int nt = lm_get_num_threads();
-#ifdef _OPENMP
-        if (omp_in_parallel()) nt = 1;
-#endif
+        int nt = lm_parallel_inside() ? 1 : lm_get_num_threads();
         split S = {LM_FLOAT32, dtype, M, N, K, ldc, a, b, (char *)c, accumulate};
         if (nt > 1 && M * N * K >= LM_GEMM_SERIAL_BELOW && (N >= M ? N : M) >= 32 * nt)
             lm_gemm_threads(nt, false, split_part, &S);

@@ -87,8 +87,9 @@ static inline int lm_gemm_on(int device, int dtype, int64_t M, int64_t N, int64_
 int lm_gemm_serial_begin(void);
 void lm_gemm_serial_end(int token);
 
-/* lm_parallel_parts (parallel.h) with every thread's GEMMs on itself (serial
- * OpenBLAS while nt > 1): part(t, n, ctx) for t = 0..n-1; returns n. */
+/* lm_parallel_parts (parallel.h: nt fixed parts) and lm_parallel_gang (a team of n meeting at
+ * barriers) with every thread's GEMMs on itself (serial OpenBLAS while nt > 1); return the parts */
 int lm_gemm_threads(int nt, bool release_gil, void (*part)(int t, int n, void *ctx), void *ctx);
+int lm_gemm_gang(int nt, bool release_gil, void (*part)(int t, int n, void *ctx), void *ctx);
 
 #endif

@@ -63,15 +63,15 @@ static void release_all(lm_tensor **t, int n) {
     for (int i = 0; i < n; i++) if (t[i]) lm_release(t[i]);
 }
 
-/* What one thread needs to run the recurrence for its slice of the hidden units. Thread t owns
- * hidden units j0..j1 of every gate: its columns of the recurrent weight, packed once and small
- * enough to stay in its core's cache for the whole sequence, and the gates, cells and outputs
+/* What the threads need to run the recurrence, each for its parts' slices of the hidden units. Part
+ * t owns hidden units j0..j1 of every gate: its columns of the recurrent weight, packed once and
+ * small enough to stay in its core's cache for the whole sequence, and the gates, cells and outputs
  * of those units. The threads meet once per step, when each needs every unit's h (forward) or
  * every gate's gradient (backward) from the step before. */
 typedef struct {
     int64_t T, B, H;
     bool reverse;
-    int dt;
+    int dt, parts;   /* parts: the units' split, fixed whatever the threads */
     const void *xp, *h0, *c0, *go, *gc, *cells, *gates, *b;
     const char *w;           /* w_hh (4H, H) */
     void *scratch_w, *scratch_g;   /* forward: each thread's rows of w_hh and gate rows */
@@ -108,39 +108,49 @@ static void step_barrier(void) {
 
 #define FORWARD(T_)                                                                                            \
     GATES_ROW(T_)                                                                                              \
-    static void forward_##T_(const lstm_job *J, int64_t j0, int64_t j1) {                                      \
-        int64_t T = J->T, B = J->B, H = J->H, G = 4 * H, n = j1 - j0, N = 4 * n;                               \
-        const T_ *w = (const T_ *)J->w, *b = J->b, *h = J->h0, *c = J->c0;                                     \
-        T_ *wt = (T_ *)J->scratch_w + H * 4 * j0, *gb = (T_ *)J->scratch_g + B * 4 * j0;                       \
-        for (int64_t q = 0; q < 4; q++)   /* wt (N x H): this thread's rows of w_hh, gate after gate */       \
-            memcpy(wt + q * n * H, w + (q * H + j0) * H, sizeof(T_) * (size_t)(n * H));                        \
-        lm_packed_b wp;   /* wt^T */                                                                           \
-        lm_gemm_pack_b(J->dt, H, N, (lm_mat){(const char *)wt, 1, H}, &wp);                                    \
+    static void forward_##T_(const lstm_job *J, int t0, int team) {                                          \
+        int64_t T = J->T, B = J->B, H = J->H, G = 4 * H;                                                       \
+        int mine = (J->parts - t0 + team - 1) / team;                                                          \
+        lm_packed_b wp[mine > 0 ? mine : 1];   /* each part's wt^T */                                         \
+        for (int k = 0; k < mine; k++) {   /* wt (N x H): the part's rows of w_hh, gate after gate */         \
+            int64_t j0 = unit_lo(H, t0 + k * team, J->parts), n = unit_lo(H, t0 + k * team + 1, J->parts) - j0; \
+            T_ *wt = (T_ *)J->scratch_w + H * 4 * j0;                                                          \
+            for (int64_t q = 0; q < 4; q++)                                                                    \
+                memcpy(wt + q * n * H, (const T_ *)J->w + (q * H + j0) * H, sizeof(T_) * (size_t)(n * H));     \
+            lm_gemm_pack_b(J->dt, H, 4 * n, (lm_mat){(const char *)wt, 1, H}, &wp[k]);                         \
+        }                                                                                                      \
+        const T_ *b = J->b, *h = J->h0, *c = J->c0;                                                            \
         for (int64_t s = 0; s < T; s++) {                                                                      \
             int64_t t = J->reverse ? T - 1 - s : s;                                                            \
             const T_ *x = (const T_ *)J->xp + t * B * G;                                                       \
-            for (int64_t r = 0; r < B; r++)                                                                    \
-                for (int64_t q = 0; q < 4; q++)                                                                \
-                    for (int64_t u = 0; u < n; u++)                                                            \
-                        gb[r * N + q * n + u] = x[r * G + q * H + j0 + u] + (b ? b[q * H + j0 + u] : 0);       \
-            lm_gemm_packed(B, (lm_mat){(const char *)h, H, 1}, &wp, (char *)gb, N, true);                     \
             T_ *ga = (T_ *)J->g + t * B * G, *ho = (T_ *)J->out + t * B * H, *co = (T_ *)J->cl + t * B * H;    \
-            for (int64_t r = 0; r < B; r++)                                                                    \
-                gates_row_##T_(n, gb + r * N, n, ga + r * G + j0, H, c + r * H + j0, co + r * H + j0,          \
-                               ho + r * H + j0);                                                               \
+            for (int k = 0; k < mine; k++) {                                                                   \
+                int64_t j0 = unit_lo(H, t0 + k * team, J->parts), n = unit_lo(H, t0 + k * team + 1, J->parts) - j0; \
+                int64_t N = 4 * n;                                                                             \
+                T_ *gb = (T_ *)J->scratch_g + B * 4 * j0;                                                      \
+                for (int64_t r = 0; r < B; r++)                                                                \
+                    for (int64_t q = 0; q < 4; q++)                                                            \
+                        for (int64_t u = 0; u < n; u++)                                                        \
+                            gb[r * N + q * n + u] = x[r * G + q * H + j0 + u] + (b ? b[q * H + j0 + u] : 0);   \
+                lm_gemm_packed(B, (lm_mat){(const char *)h, H, 1}, &wp[k], (char *)gb, N, true);              \
+                for (int64_t r = 0; r < B; r++)                                                                \
+                    gates_row_##T_(n, gb + r * N, n, ga + r * G + j0, H, c + r * H + j0, co + r * H + j0,      \
+                                   ho + r * H + j0);                                                           \
+            }                                                                                                  \
             step_barrier();   /* every unit's h_t is written */                                                \
             h = ho, c = co;                                                                                    \
         }                                                                                                      \
-        lm_gemm_packed_free(&wp);                                                                              \
+        for (int k = 0; k < mine; k++) lm_gemm_packed_free(&wp[k]);                                            \
     }
 FORWARD(float)
 FORWARD(double)
 
+/* thread t of a team of n runs parts t, t + n, ... of J->parts: the units' split (and so each
+ * step's products, and their bits) does not depend on the threads the region gets */
 static void forward_part(int t, int n, void *ctx) {
     const lstm_job *J = ctx;
-    int64_t j0 = unit_lo(J->H, t, n), j1 = unit_lo(J->H, t + 1, n);
-    if (J->dt == LM_FLOAT32) forward_float(J, j0, j1);
-    else forward_double(J, j0, j1);
+    if (J->dt == LM_FLOAT32) forward_float(J, t, n);
+    else forward_double(J, t, n);
 }
 
 /* Threads for the recurrence: each step's product must repay a meeting of the threads */
@@ -181,7 +191,8 @@ int lm_cpu__lstm_layer(lm_tensor *x_proj, lm_tensor *h0, lm_tensor *c0, lm_tenso
                       .h0 = lm_bytes(k[1]), .c0 = lm_bytes(k[2]), .w = lm_bytes(k[3]),
                       .b = k[4] ? lm_bytes(k[4]) : NULL, .scratch_w = sw, .scratch_g = sg, .out = lm_bytes(o),
                       .cl = lm_bytes(cl), .g = lm_bytes(g)};
-        lm_gemm_threads(recurrence_threads(B, H), true, forward_part, &J);
+        J.parts = recurrence_threads(B, H);
+        lm_gemm_gang(J.parts, true, forward_part, &J);
         free(sw), free(sg);
     }
     release_all(k, 5);
@@ -216,38 +227,47 @@ int lm_cpu__lstm_layer(lm_tensor *x_proj, lm_tensor *h0, lm_tensor *c0, lm_tenso
  * dh = dG_t @ w_hh, which read every unit's gate gradients. */
 #define BACKWARD(T_)                                                                                           \
     DGATES_ROW(T_)                                                                                             \
-    static void backward_##T_(const lstm_job *J, int64_t j0, int64_t j1) {                                     \
-        int64_t T = J->T, B = J->B, H = J->H, G = 4 * H, n = j1 - j0;                                          \
-        lm_packed_b wp;   /* w_hh[:, j0:j1] */                                                                 \
-        lm_gemm_pack_b(J->dt, G, n, (lm_mat){(const char *)((const T_ *)J->w + j0), H, 1}, &wp);               \
+    static void backward_##T_(const lstm_job *J, int t0, int team) {                                         \
+        int64_t T = J->T, B = J->B, H = J->H, G = 4 * H;                                                       \
+        int mine = (J->parts - t0 + team - 1) / team;                                                          \
+        lm_packed_b wp[mine > 0 ? mine : 1];   /* each part's w_hh[:, j0:j1] */                               \
         T_ *dh = J->dh, *dc = J->dc;                                                                           \
         const T_ *go = J->go, *gc = J->gc;                                                                     \
-        for (int64_t r = 0; r < B; r++)                                                                        \
-            for (int64_t u = j0; u < j1; u++) dh[r * H + u] = dc[r * H + u] = 0;                               \
+        for (int k = 0; k < mine; k++) {                                                                       \
+            int64_t j0 = unit_lo(H, t0 + k * team, J->parts), j1 = unit_lo(H, t0 + k * team + 1, J->parts);   \
+            lm_gemm_pack_b(J->dt, G, j1 - j0, (lm_mat){(const char *)((const T_ *)J->w + j0), H, 1}, &wp[k]);  \
+            for (int64_t r = 0; r < B; r++)                                                                    \
+                for (int64_t u = j0; u < j1; u++) dh[r * H + u] = dc[r * H + u] = 0;                           \
+        }                                                                                                      \
         for (int64_t s = T - 1; s >= 0; s--) {                                                                 \
             int64_t t = J->reverse ? T - 1 - s : s, prev = J->reverse ? t + 1 : t - 1;                         \
             const T_ *g = (const T_ *)J->gates + t * B * G, *cn = (const T_ *)J->cells + t * B * H;            \
             const T_ *cp = s == 0 ? (const T_ *)J->c0 : (const T_ *)J->cells + prev * B * H;                   \
             T_ *d = (T_ *)J->dG + t * B * G;                                                                   \
-            for (int64_t r = 0; r < B; r++) {                                                                  \
-                int64_t e = (t * B + r) * H + j0, o = r * H + j0;                                              \
-                if (go) for (int64_t u = 0; u < n; u++) dh[o + u] += go[e + u];                                \
-                if (gc) for (int64_t u = 0; u < n; u++) dc[o + u] += gc[e + u];                                \
-                dgates_row_##T_(n, H, g + r * G + j0, cn + o, cp + o, dh + o, dc + o, d + r * G + j0);         \
+            for (int k = 0; k < mine; k++) {                                                                   \
+                int64_t j0 = unit_lo(H, t0 + k * team, J->parts), n = unit_lo(H, t0 + k * team + 1, J->parts) - j0; \
+                for (int64_t r = 0; r < B; r++) {                                                              \
+                    int64_t e = (t * B + r) * H + j0, o = r * H + j0;                                          \
+                    if (go) for (int64_t u = 0; u < n; u++) dh[o + u] += go[e + u];                            \
+                    if (gc) for (int64_t u = 0; u < n; u++) dc[o + u] += gc[e + u];                            \
+                    dgates_row_##T_(n, H, g + r * G + j0, cn + o, cp + o, dh + o, dc + o, d + r * G + j0);     \
+                }                                                                                              \
             }                                                                                                  \
             step_barrier();   /* every gate's gradient of step t is written */                                 \
-            lm_gemm_packed(B, (lm_mat){(const char *)d, G, 1}, &wp, (char *)(dh + j0), H, false);             \
+            for (int k = 0; k < mine; k++) {                                                                   \
+                int64_t j0 = unit_lo(H, t0 + k * team, J->parts);                                              \
+                lm_gemm_packed(B, (lm_mat){(const char *)d, G, 1}, &wp[k], (char *)(dh + j0), H, false);      \
+            }                                                                                                  \
         }                                                                                                      \
-        lm_gemm_packed_free(&wp);                                                                              \
+        for (int k = 0; k < mine; k++) lm_gemm_packed_free(&wp[k]);                                            \
     }
 BACKWARD(float)
 BACKWARD(double)
 
 static void backward_part(int t, int n, void *ctx) {
     const lstm_job *J = ctx;
-    int64_t j0 = unit_lo(J->H, t, n), j1 = unit_lo(J->H, t + 1, n);
-    if (J->dt == LM_FLOAT32) backward_float(J, j0, j1);
-    else backward_double(J, j0, j1);
+    if (J->dt == LM_FLOAT32) backward_float(J, t, n);
+    else backward_double(J, t, n);
 }
 
 int lm_cpu__lstm_layer_backward(lm_tensor *grad_output, lm_tensor *grad_cells, lm_tensor *h0, lm_tensor *c0,
@@ -290,7 +310,8 @@ int lm_cpu__lstm_layer_backward(lm_tensor *grad_output, lm_tensor *grad_cells, l
                       .gc = k[1] ? lm_bytes(k[1]) : NULL, .c0 = lm_bytes(k[3]), .w = lm_bytes(k[4]),
                       .cells = lm_bytes(k[6]), .gates = lm_bytes(k[7]), .dG = dG, .dh = lm_bytes(res[1]),
                       .dc = lm_bytes(res[2])};
-        lm_gemm_threads(recurrence_threads(B, H), false, backward_part, &J);
+        J.parts = recurrence_threads(B, H);
+        lm_gemm_gang(J.parts, false, backward_part, &J);
     }
     /* dW = sum_t dG_t^T @ h_prev(t): the steps whose h_prev is an output row in one GEMM, the
      * first step's (h0) in a second; db = dG summed over every step and batch row */

@@ -47,7 +47,7 @@ static void run_private(const lm_iter *it, const lm_reduce_spec *spec, lm_tensor
     char *priv = malloc(nbytes * (size_t)nt);
     if (!priv) { lm_iter_run(it, spec->loops[LM_CPU][xdt], NULL); return; }
     private_job J = {it, spec, res, xdt, dim, nbytes, priv};
-    int used = lm_parallel_parts(nt, true, private_part, &J);   /* 1 while backing off: copy 0 holds it all */
+    int used = lm_parallel_parts(nt, true, private_part, &J);
     int64_t st[2] = {(int64_t)lm_itemsize(res->dtype), (int64_t)lm_itemsize(res->dtype)};
     for (int t = 0; t < used; t++) {
         char *d[2] = {base, priv + nbytes * (size_t)t};
