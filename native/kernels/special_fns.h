@@ -258,13 +258,6 @@ static inline LM_HD double lm_gammaincc(double a, double x) {
     return x < a + 1 ? 1 - lm_gammainc_series(a, x) : lm_gammaincc_cf(a, x);
 }
 
-/* -x log x: 0 at 0, -inf below */
-static inline LM_HD double lm_entr(double x) {
-    if (x != x) return x;
-    if (x > 0) return -x * log(x);
-    return x == 0 ? 0 : -INFINITY;
-}
-
 #ifdef __cplusplus
 /* CUDA's form (the C side's is vmath_sinc.h's, which vectorises) */
 /* sin(pi x) / (pi x) with sin(pi x) reduced exactly (x mod 2), 1 at 0, NaN at +-inf */
