@@ -128,7 +128,7 @@ def test_bits_do_not_depend_on_the_threads_a_region_gets():
                              text=True, timeout=300)
         assert out.returncode == 0, out.stderr
         return dict(line.rsplit(" ", 1) for line in out.stdout.splitlines())
-    two, one, late = run(LOOM_LATE_US=str(10 ** 9)), run(OMP_THREAD_LIMIT="1"), run(LOOM_LATE_US="0")
+    two, one, late = run(LOOM_LATE_US=str(10 ** 9)), run(OMP_THREAD_LIMIT="1", LOOM_LATE_US=str(10 ** 9)), run(LOOM_LATE_US="0")
     assert len(two) == 9
     assert {k for k in two if two[k] != one[k]} == set()
     assert {k for k in two if two[k] != late[k]} == set()
